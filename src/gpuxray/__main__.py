@@ -1,0 +1,3 @@
+from gpuxray.cli.main import main
+
+main()

@@ -1,0 +1,45 @@
+"""``gpuxray check``: every registered check over the snapshot, findings grouped by layer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from gpuxray.checks.engine import exit_code, run_all
+from gpuxray.cli.common import (
+    fail_on_option,
+    open_snapshot,
+    out_console,
+    output_option,
+    severity,
+    source_from_kwargs,
+    source_options,
+)
+from gpuxray.model.finding import Finding
+from gpuxray.model.snapshot import Snapshot
+from gpuxray.render import json as render_json
+from gpuxray.render import text as render_text
+
+
+def emit_findings(findings: list[Finding], output: str, snap: Snapshot,
+                  extra: dict[str, Any] | None = None, title: str = "") -> None:
+    if output == "json":
+        doc_extra = {"source": snap.origin, **(extra or {})}
+        click.echo(render_json.render(findings, doc_extra), nl=False)
+        return
+    render_text.print_findings(out_console(), findings, title=title)
+
+
+@click.command("check")
+@source_options
+@output_option()
+@fail_on_option
+@click.option("--code", "codes", multiple=True, help="Only these codes or prefixes (GX5, GX501).")
+def command(output: str, fail_on: str, codes: tuple[str, ...], **kw: Any) -> int:
+    """Run every check and report findings by layer and subject."""
+    opts = source_from_kwargs(kw)
+    with open_snapshot(opts) as snap:
+        findings = run_all(snap, codes or None)
+        emit_findings(findings, output, snap, title=f"gpuxray check — {snap.origin}")
+    return exit_code(findings, severity(fail_on))

@@ -1,0 +1,94 @@
+"""Options shared by the analysing commands, and source selection (bundle or live cluster)."""
+
+from __future__ import annotations
+
+import contextlib
+
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from gpuxray.errors import UsageError
+from gpuxray.model.finding import Severity
+from gpuxray.model.snapshot import Snapshot
+from gpuxray.render.console import make_console
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+OUTPUTS = ("text", "json", "markdown", "html")
+
+
+@dataclass(frozen=True)
+class SourceOpts:
+    bundle: str | None
+    kubeconfig: str | None
+    context: str | None
+    keep_going: bool
+    quiet: bool = False
+
+
+def source_options(fn: F) -> F:
+    """``--bundle`` for an offline bundle, else the live cluster (kubectl-style flags)."""
+    opts = [
+        click.option("--bundle", "-b", "bundle", type=click.Path(), default=None,
+                     help="Analyse this bundle (directory or .tar.gz) instead of a live cluster."),
+        click.option("--kubeconfig", default=None, help="Path to the kubeconfig (live mode)."),
+        click.option("--context", default=None, help="kubeconfig context (live mode)."),
+        click.option("--keep-going", is_flag=True, default=False,
+                     help="Treat malformed bundle files as not collected (unknown) instead of "
+                          "failing with exit 2."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def output_option(choices: tuple[str, ...] = ("text", "json")) -> Callable[[F], F]:
+    return click.option("--output", "-o", "output", type=click.Choice(choices), default="text",
+                        show_default=True, help="Output format.")
+
+
+def fail_on_option(fn: F) -> F:
+    return click.option("--fail-on", type=click.Choice(["error", "warning", "info"]),
+                        default="error", show_default=True,
+                        help="Exit 1 when a finding at or above this severity fails "
+                             "(3 when only unknowns reach it).")(fn)
+
+
+def severity(name: str) -> Severity:
+    return Severity.parse(name)
+
+
+def source_from_kwargs(kw: dict[str, Any]) -> SourceOpts:
+    return SourceOpts(kw.pop("bundle", None), kw.pop("kubeconfig", None), kw.pop("context", None),
+                      bool(kw.pop("keep_going", False)), bool(kw.pop("quiet", False)))
+
+
+@contextlib.contextmanager
+def open_snapshot(opts: SourceOpts) -> Iterator[Snapshot]:
+    """The one place that turns command-line source options into a Snapshot."""
+    if opts.bundle:
+        from gpuxray.sources.bundle import open_bundle
+
+        with open_bundle(opts.bundle, lenient=opts.keep_going) as snap:
+            yield snap
+        return
+    try:
+        from gpuxray.sources import live
+    except ImportError as exc:  # pragma: no cover - live source ships with the package
+        raise UsageError("no --bundle given and the live source is unavailable") from exc
+    yield live.live_snapshot(kubeconfig=opts.kubeconfig, context=opts.context, quiet=opts.quiet)
+
+
+def out_console(width: int | None = None) -> Console:
+    return make_console(sys.stdout, width=width)
+
+
+def err_console() -> Console:
+    return make_console(sys.stderr)
+
+

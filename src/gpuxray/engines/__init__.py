@@ -1,0 +1,1 @@
+"""Domain engines: the real logic checks call (capacity, scheduling, containerd, MIG, signatures)."""

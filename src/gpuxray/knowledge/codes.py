@@ -1,0 +1,248 @@
+"""The finding catalog: every stable code of CODES.md with its name, default severity, the seed
+section it comes from, a message template and a remedy.
+
+Checks yield parameters; the words live here, next to the code, so a check's logic and its prose
+can change independently and every renderer says the same thing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuxray.model.finding import Severity
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+
+@dataclass(frozen=True, slots=True)
+class CodeInfo:
+    code: str
+    name: str
+    severity: Severity
+    seed: str
+    summary: str
+    message: str
+    remedy: str
+
+
+def _c(code: str, name: str, sev: Severity, seed: str, summary: str, message: str,
+       remedy: str) -> CodeInfo:
+    return CodeInfo(code, name, sev, seed, summary, message, remedy)
+
+
+CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
+    # 1xx admission
+    _c("GX101", "quota-exceeded", E, "§4",
+       "The pod was never created: a ResourceQuota refuses the GPU request.",
+       "{owner} cannot create pods: quota {quota} exceeded for {resource} "
+       "(requested {requested}, used {used}, limited {limit})",
+       "Raise the ResourceQuota's limit for the GPU resource or free GPUs held in the namespace."),
+    _c("GX102", "runtimeclass-missing", E, "§2 gate 2, §4",
+       "The pod names a runtimeClassName that no RuntimeClass object defines.",
+       "runtimeClassName {runtime_class!r} is not defined by any RuntimeClass",
+       "Create the RuntimeClass (the GPU Operator creates `nvidia` when its toolkit is enabled) "
+       "or remove runtimeClassName from the pod spec."),
+    _c("GX103", "gpu-request-invalid", E, "§2, §9",
+       "An extended resource (GPU) must be requested in whole numbers with requests equal to "
+       "limits.",
+       "container {container!r}: {problem}",
+       "Request GPUs as whole numbers under resources.limits (requests, if given, must equal "
+       "limits); fractions need time-slicing or MIG, not fractional quantities."),
+    # 2xx scheduling
+    _c("GX201", "excluded-by-taint-or-selector", E, "§2 gate 1, §4",
+       "Every node that has the GPU resource is excluded by an untolerated taint, the pod's "
+       "nodeSelector or its required node affinity.",
+       "{excluded} node(s) advertising {resource} exclude the pod: {reasons}",
+       "Add the missing toleration (e.g. nvidia.com/gpu:NoSchedule) or fix the nodeSelector / "
+       "affinity to match GPU nodes' labels."),
+    _c("GX202", "resource-not-advertised", E, "§2 gate 1, §4; facts §3",
+       "No schedulable node advertises the requested resource with capacity > 0.",
+       "no node advertises {resource} (name absent on {absent} node(s), capacity 0 on "
+       "{zero} node(s))",
+       "The device plugin is not registered: check the device-plugin pod on the GPU nodes and "
+       "what blocks it (runtime handler, toolkit/driver validation). Capacity 0 with the name "
+       "kept means the plugin disconnected more than 5 minutes ago."),
+    _c("GX203", "devices-unhealthy", E, "§2; facts §3, §8",
+       "Devices are advertised but not allocatable: unhealthy (e.g. after an Xid) or the plugin "
+       "disconnected less than 5 minutes ago.",
+       "{resource}: capacity {capacity}, allocatable {allocatable} on {node}",
+       "Look for Xid errors in the node's kernel log; the NVIDIA device plugin never marks a "
+       "device healthy again until it restarts. allocatable 0 with capacity kept means the "
+       "plugin just disconnected: check the device-plugin pod."),
+    _c("GX204", "gpus-exhausted", E, "§2 gate 1, §6",
+       "On every candidate node, GPUs already bound to pods equal allocatable: truly full.",
+       "all {candidates} candidate node(s) are full for {resource}: {allocated} of "
+       "{allocatable} allocated",
+       "Wait for or free GPUs held by other pods (see who holds them), add nodes, or look for "
+       "idle-but-allocated pods."),
+    _c("GX205", "request-exceeds-node-size", E, "§2 gate 1",
+       "The pod asks for more of a resource than any single node can offer.",
+       "pod requests {requested} {resource}; the largest node offers {largest}",
+       "Split the workload or request at most the per-node GPU count."),
+    _c("GX206", "fragmented", W, "§6",
+       "Enough GPUs are free across the cluster, but no single fitting node has enough.",
+       "{free_total} {resource} free in the cluster, at most {max_free} on one node; "
+       "pod needs {requested}",
+       "Consolidate (drain or reschedule small GPU pods), or request fewer GPUs per pod."),
+    _c("GX207", "resource-name-mismatch", E, "§6; facts §6",
+       "The pod asks for one GPU resource name while nodes advertise another.",
+       "pod requests {resource}; GPU nodes advertise {advertised}",
+       "Request the name the nodes advertise (time-slicing with renameByDefault gives "
+       "nvidia.com/gpu.shared, MIG mixed strategy gives nvidia.com/mig-<profile>)."),
+    # 3xx runtime
+    _c("GX301", "runtime-handler-missing", E, "§2 gate 2, §4, §5",
+       "containerd has no `nvidia` runtime handler, so pods with runtimeClassName nvidia cannot "
+       "start.",
+       "no runtime handler {handler!r} on {node}",
+       "Restore the nvidia runtime in the effective containerd config (see GX501) and restart "
+       "containerd."),
+    _c("GX302", "operand-init-blocked", E, "§1, §3, §4",
+       "An operand pod waits in an init container for an earlier stage "
+       "(driver → toolkit → plugin).",
+       "{pod} waits in init container {init!r}: stage {stage} not ready",
+       "Fix the earlier stage named here; later operands start by themselves once its "
+       "validation file appears."),
+    _c("GX303", "no-gpu-requested", W, "§4, §9",
+       "The container runs but asked for no GPU in limits, or sets NVIDIA_VISIBLE_DEVICES itself.",
+       "container {container!r} {problem}",
+       "Request nvidia.com/gpu under resources.limits; do not rely on NVIDIA_VISIBLE_DEVICES."),
+    _c("GX304", "nvml-failure", E, "§4",
+       "NVML or the driver fails inside the container.",
+       "{subject_desc}: {line}",
+       "A driver/library mismatch needs the driver reloaded or the node rebooted after a driver "
+       "upgrade; `Failed to initialize NVML` usually means the driver is not loaded."),
+    _c("GX305", "cdi-unresolvable", E, "§4; facts §5.5",
+       "CDI device names cannot be resolved by any CDI spec on the node.",
+       "{detail}",
+       "Regenerate CDI specs (the toolkit writes /var/run/cdi/nvidia*.yaml) and check the "
+       "device names requested."),
+    _c("GX306", "device-access-lost", E, "§4",
+       "The GPU was visible, then lost (`NVML: Unknown Error` after a systemd daemon-reload).",
+       "{subject_desc}: {line}",
+       "Restart the pod; use CDI or the nvidia-ctk systemd cgroup fix so daemon-reloads do not "
+       "strip device access."),
+    _c("GX307", "runtime-injection-failed", E, "§2 gate 2, §4",
+       "The nvidia handler exists but the NVIDIA runtime or its hook fails at container create.",
+       "{subject_desc}: {line}",
+       "Check the runtime binary path in the containerd config, the toolkit install under "
+       "/usr/local/nvidia/toolkit, and the driver (nvidia-container-cli needs it)."),
+    # 4xx operator
+    _c("GX401", "gpu-node-unlabelled", E, "§1",
+       "A node has an NVIDIA PCI device but lacks the labels operand DaemonSets select on.",
+       "{node} has an NVIDIA device but {missing}",
+       "Check NFD (feature.node.kubernetes.io/pci-10de.present) and the operator's labelling."),
+    _c("GX402", "operand-taint-untolerated", E, "§1",
+       "An operand DaemonSet does not tolerate a GPU node's taint, so it silently skips it.",
+       "{daemonset} does not tolerate taint {taint} of {node}",
+       "Add the toleration to the operand (ClusterPolicy daemonsets.tolerations)."),
+    _c("GX403", "driver-not-ready", E, "§3",
+       "The driver pod or host driver is failing.",
+       "driver on {node}: {cause}",
+       "Fix the named cause (blacklist nouveau, sign the module for Secure Boot, match the "
+       "precompiled tag to the kernel, install headers)."),
+    _c("GX404", "driver-upgrade-failed", E, "§3",
+       "The driver upgrade controller marked the node upgrade-failed.",
+       "{node}: nvidia.com/gpu-driver-upgrade-state={state}",
+       "Read the driver pod logs on the node, fix the cause, then relabel the node to retry."),
+    _c("GX405", "fabric-manager-missing", E, "§3",
+       "An NVSwitch system whose Fabric Manager is absent, stopped or version-mismatched.",
+       "{node}: {cause}",
+       "Install and start nvidia-fabricmanager at exactly the driver's version."),
+    _c("GX406", "dcgm-exporter-failing", W, "§1, §3",
+       "The DCGM exporter crash-loops.",
+       "{pod}: {cause}",
+       "Point the exporter at a reachable DCGM host engine, or disable profiling metrics if "
+       "another exporter holds them or the GPU lacks them."),
+    _c("GX407", "mig-config-failed", E, "§6",
+       "MIG reconfiguration failed or is stuck, or the requested layout is invalid.",
+       "{node}: {cause}",
+       "Read the mig-manager logs; validate the layout with `gpuxray mig`."),
+    _c("GX408", "plugin-config-not-applied", W, "§6",
+       "The device-plugin ConfigMap changed after the plugin pods started.",
+       "{configmap} changed after {pod} started",
+       "Restart the device-plugin pods (the operator does not watch the ConfigMap)."),
+    _c("GX409", "unsupported-stack", W, "§3",
+       "Operator version or GPU product outside the support matrix.",
+       "{detail}",
+       "Upgrade to a supported operator release; consumer GPUs are not supported."),
+    _c("GX410", "clusterpolicy-not-ready", E, "§1",
+       "ClusterPolicy status is not ready.",
+       "ClusterPolicy {name} is {state}{operand_desc}",
+       "Look at the operand named; the ClusterPolicy turns ready when all operands are."),
+    _c("GX411", "operand-runtime-chain", E, "§2",
+       "Operands use runtimeClassName nvidia; with the handler gone the device plugin cannot "
+       "start, so advertising stops.",
+       "{node}: {chain}",
+       "Restore the nvidia runtime handler on the node; the operands then start in order."),
+    _c("GX412", "driver-os-mismatch", W, "§3",
+       "Driver-container mode with GPU nodes on OS images/kernels no driver spec covers.",
+       "{detail}",
+       "Make GPU nodes uniform, or add NVIDIADriver CRs per OS/kernel."),
+    _c("GX413", "plugin-config-invalid", E, "§6",
+       "The device-plugin/GFD/MPS config is missing, unparsable or misplaced.",
+       "{detail}",
+       "Fix the ConfigMap entry named by nvidia.com/device-plugin.config or the ClusterPolicy."),
+    _c("GX414", "gfd-labels-missing", W, "§1",
+       "A GPU node lacks GFD labels or they come and go.",
+       "{node}: {detail}",
+       "Check gpu-feature-discovery and NFD (nvidia.com label namespace allowed)."),
+    # 5xx node
+    _c("GX501", "containerd-dropin-overwrote-cri", E, "§5",
+       "A later config file replaced a plugin section wholesale and settings were lost.",
+       "{node}: {culprit} replaced {plugin}; lost {lost}",
+       "Copy the whole plugin section into the drop-in or move its settings into one file; on "
+       "containerd 2.x sections deep-merge."),
+    _c("GX502", "containerd-config-not-applied", W, "§5",
+       "Config files changed after containerd started, or the running handlers differ.",
+       "{node}: {detail}",
+       "Restart containerd so it reads the current files (it does not hot-reload)."),
+    _c("GX503", "containerd-restart-policy", W, "§5",
+       "The containerd unit lacks Restart=always.",
+       "{node}: containerd Restart={restart}",
+       "Set Restart=always in a systemd drop-in for containerd.service."),
+    _c("GX504", "containerd-restarts", W, "§5",
+       "The journal shows containerd restarts.",
+       "{node}: {count} containerd restart(s)",
+       "Correlate with toolkit restarts (it signals containerd) and config changes."),
+    _c("GX505", "xid-errors", W, "§3; facts §8",
+       "Xid events in the kernel log.",
+       "{node}: Xid {xid} ({meaning}) ×{count}",
+       "Critical Xids make the device plugin mark the GPU unhealthy until it restarts."),
+    _c("GX506", "nouveau-loaded", E, "§3",
+       "The nouveau module is loaded on a GPU node.",
+       "{node}: nouveau loaded",
+       "Blacklist nouveau and rebuild the initramfs; reboot."),
+    _c("GX507", "secure-boot-unsigned", E, "§3",
+       "Secure Boot is on and the NVIDIA module is rejected as unsigned.",
+       "{node}: {detail}",
+       "Use signed precompiled drivers or enroll a MOK for the module."),
+    _c("GX508", "kernel-auto-upgrade", W, "§3",
+       "unattended-upgrades may upgrade the kernel under a driver container.",
+       "{node}: {detail}",
+       "Exclude kernel packages from unattended upgrades on GPU nodes."),
+    _c("GX509", "containerd-config-invalid", E, "§5",
+       "A containerd config file is unreadable or of a version the daemon cannot import.",
+       "{node}: {detail}",
+       "Fix the file named; keep drop-ins at the root config's version."),
+    # 6xx capacity
+    _c("GX601", "idle-but-allocated", W, "§6",
+       "A GPU is allocated to a pod but idle while holding framebuffer.",
+       "{pod} holds {gpu} on {node}: util {util}% , framebuffer {fb_mib} MiB",
+       "Reclaim or right-size the workload; idle is not free."),
+    _c("GX602", "shared-without-isolation", I, "§6",
+       "Time-slicing/MPS multiplies the advertisement without memory isolation.",
+       "{node}: {detail}",
+       "Set failRequestsGreaterThanOne and treat shared GPUs as best effort."),
+    _c("GX603", "mig-layout-waste", I, "§6",
+       "A MIG layout leaves memory or compute slices unusable.",
+       "{node}: {detail}",
+       "Choose a layout that uses all slices (`gpuxray mig`)."),
+    _c("GX604", "advertised-below-physical", W, "§6",
+       "Advertised GPUs are fewer than physical GPUs × replicas.",
+       "{node}: {resource} capacity {capacity} < physical {physical} × replicas {replicas}",
+       "Devices are lost or unhealthy: check Xid errors and the device-plugin logs."),
+)}
+
+
+def info(code: str) -> CodeInfo:
+    return CATALOG[code]

@@ -1,0 +1,1 @@
+"""The floor everything stands on: findings, evidence, the Snapshot and the diagnosis."""

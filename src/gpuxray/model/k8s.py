@@ -1,0 +1,377 @@
+"""Kubernetes objects as msgspec Structs holding only the fields gpuxray reads.
+
+Why not the official client's models: measured on 100k pods, typed msgspec decoding of just these
+fields is ~100× faster and far smaller, and tolerates partial objects (DESIGN.md §2). Unknown
+fields are ignored, missing ones take Kubernetes defaults. ``gc=False`` is safe because these
+objects never form reference cycles.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class _K(msgspec.Struct, rename="camel", gc=False, omit_defaults=True):
+    """Base for every Kubernetes struct: camelCase on the wire, no GC tracking."""
+
+
+class OwnerReference(_K):
+    kind: str = ""
+    name: str = ""
+    uid: str = ""
+    controller: bool = False
+
+
+class ObjectMeta(_K):
+    name: str = ""
+    namespace: str | None = None
+    uid: str = ""
+    labels: dict[str, str] = {}
+    annotations: dict[str, str] = {}
+    owner_references: list[OwnerReference] = []
+    creation_timestamp: str | None = None
+    generate_name: str = ""
+    deletion_timestamp: str | None = None
+
+
+class Taint(_K):
+    key: str = ""
+    value: str = ""
+    effect: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
+
+
+class Toleration(_K):
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+
+class NodeSelectorRequirement(_K):
+    key: str = ""
+    operator: str = "In"
+    values: list[str] = []
+
+
+class NodeSelectorTerm(_K):
+    match_expressions: list[NodeSelectorRequirement] = []
+    match_fields: list[NodeSelectorRequirement] = []
+
+
+class NodeSelector(_K):
+    node_selector_terms: list[NodeSelectorTerm] = []
+
+
+class NodeAffinity(_K):
+    required_during_scheduling_ignored_during_execution: NodeSelector | None = None
+
+
+class Affinity(_K):
+    node_affinity: NodeAffinity | None = None
+
+
+class ResourceRequirements(_K):
+    requests: dict[str, str | int | float] = {}
+    limits: dict[str, str | int | float] = {}
+
+
+class EnvVar(_K):
+    name: str = ""
+    value: str | None = None
+
+
+class SecurityContext(_K):
+    privileged: bool | None = None
+
+
+class VolumeMount(_K):
+    name: str = ""
+    mount_path: str = ""
+
+
+class Container(_K):
+    name: str = ""
+    image: str = ""
+    resources: ResourceRequirements = msgspec.field(default_factory=ResourceRequirements)
+    env: list[EnvVar] = []
+    security_context: SecurityContext | None = None
+    restart_policy: str | None = None  # "Always" on an init container = native sidecar
+    args: list[str] = []
+    command: list[str] = []
+
+
+class PodSpec(_K):
+    node_name: str = ""
+    node_selector: dict[str, str] = {}
+    affinity: Affinity | None = None
+    tolerations: list[Toleration] = []
+    containers: list[Container] = []
+    init_containers: list[Container] = []
+    overhead: dict[str, str | int | float] = {}
+    runtime_class_name: str | None = None
+    scheduler_name: str = "default-scheduler"
+    priority_class_name: str = ""
+    priority: int | None = None
+    service_account_name: str = ""
+
+
+class ContainerStateWaiting(_K):
+    reason: str = ""
+    message: str = ""
+
+
+class ContainerStateRunning(_K):
+    started_at: str | None = None
+
+
+class ContainerStateTerminated(_K):
+    reason: str = ""
+    message: str = ""
+    exit_code: int = 0
+    started_at: str | None = None
+    finished_at: str | None = None
+
+
+class ContainerState(_K):
+    waiting: ContainerStateWaiting | None = None
+    running: ContainerStateRunning | None = None
+    terminated: ContainerStateTerminated | None = None
+
+
+class ContainerStatus(_K):
+    name: str = ""
+    ready: bool = False
+    restart_count: int = 0
+    state: ContainerState = msgspec.field(default_factory=ContainerState)
+    last_state: ContainerState = msgspec.field(default_factory=ContainerState)
+    image: str = ""
+    started: bool | None = None
+
+
+class Condition(_K):
+    type: str = ""
+    status: str = ""
+    reason: str = ""
+    message: str = ""
+    last_transition_time: str | None = None
+    last_heartbeat_time: str | None = None
+
+
+class PodStatus(_K):
+    phase: str = "Pending"
+    conditions: list[Condition] = []
+    container_statuses: list[ContainerStatus] = []
+    init_container_statuses: list[ContainerStatus] = []
+    nominated_node_name: str = ""
+    reason: str = ""
+    message: str = ""
+    start_time: str | None = None
+
+
+class Pod(_K):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: PodSpec = msgspec.field(default_factory=PodSpec)
+    status: PodStatus = msgspec.field(default_factory=PodStatus)
+    kind: str = "Pod"
+
+
+class NodeSpec(_K):
+    taints: list[Taint] = []
+    unschedulable: bool = False
+
+
+class NodeSystemInfo(_K):
+    kernel_version: str = ""
+    os_image: str = ""
+    container_runtime_version: str = ""
+    kubelet_version: str = ""
+    architecture: str = ""
+    operating_system: str = ""
+
+
+class NodeStatus(_K):
+    capacity: dict[str, str | int | float] = {}
+    allocatable: dict[str, str | int | float] = {}
+    conditions: list[Condition] = []
+    node_info: NodeSystemInfo = msgspec.field(default_factory=NodeSystemInfo)
+
+
+class Node(_K):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: NodeSpec = msgspec.field(default_factory=NodeSpec)
+    status: NodeStatus = msgspec.field(default_factory=NodeStatus)
+    kind: str = "Node"
+
+
+class ObjectReference(_K):
+    kind: str = ""
+    name: str = ""
+    namespace: str | None = None
+    uid: str = ""
+    field_path: str = ""
+
+
+class EventSource(_K):
+    component: str = ""
+    host: str = ""
+
+
+class EventSeries(_K):
+    count: int = 0
+    last_observed_time: str | None = None
+
+
+class Event(_K):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    involved_object: ObjectReference = msgspec.field(default_factory=ObjectReference)
+    reason: str = ""
+    message: str = ""
+    type: str = ""
+    count: int | None = None
+    first_timestamp: str | None = None
+    last_timestamp: str | None = None
+    event_time: str | None = None
+    source: EventSource = msgspec.field(default_factory=EventSource)
+    reporting_component: str = ""
+    series: EventSeries | None = None
+    kind: str = "Event"
+
+    @property
+    def when(self) -> str:
+        """The latest time the event is known to have happened (ISO text sorts correctly)."""
+        return (
+            (self.series.last_observed_time if self.series else None)
+            or self.last_timestamp
+            or self.event_time
+            or self.first_timestamp
+            or self.metadata.creation_timestamp
+            or ""
+        )
+
+
+class LabelSelector(_K):
+    match_labels: dict[str, str] = {}
+    match_expressions: list[NodeSelectorRequirement] = []
+
+
+class PodTemplateMeta(_K):
+    labels: dict[str, str] = {}
+    annotations: dict[str, str] = {}
+
+
+class PodTemplate(_K):
+    metadata: PodTemplateMeta = msgspec.field(default_factory=PodTemplateMeta)
+    spec: PodSpec = msgspec.field(default_factory=PodSpec)
+
+
+class WorkloadSpec(_K):
+    replicas: int | None = None
+    selector: LabelSelector | None = None
+    template: PodTemplate = msgspec.field(default_factory=PodTemplate)
+
+
+class DaemonSetStatus(_K):
+    desired_number_scheduled: int = 0
+    current_number_scheduled: int = 0
+    number_ready: int = 0
+    number_available: int = 0
+    number_unavailable: int = 0
+    number_misscheduled: int = 0
+    updated_number_scheduled: int = 0
+
+
+class DaemonSet(_K):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)
+    status: DaemonSetStatus = msgspec.field(default_factory=DaemonSetStatus)
+    kind: str = "DaemonSet"
+
+
+class WorkloadStatus(_K):
+    replicas: int = 0
+    ready_replicas: int = 0
+    available_replicas: int = 0
+    active: int = 0
+    failed: int = 0
+    succeeded: int = 0
+    conditions: list[Condition] = []
+
+
+class Workload(_K):
+    """Deployment, ReplicaSet, StatefulSet and Job: the fields gpuxray reads are common."""
+
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)
+    status: WorkloadStatus = msgspec.field(default_factory=WorkloadStatus)
+    kind: str = ""
+
+
+class Scheduling(_K):
+    node_selector: dict[str, str] = {}
+    tolerations: list[Toleration] = []
+
+
+class RuntimeOverhead(_K):
+    pod_fixed: dict[str, str | int | float] = {}
+
+
+class RuntimeClass(_K):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    handler: str = ""
+    scheduling: Scheduling | None = None
+    overhead: RuntimeOverhead | None = None
+    kind: str = "RuntimeClass"
+
+
+class QuotaSpec(_K):
+    hard: dict[str, str | int | float] = {}
+
+
+class QuotaStatus(_K):
+    hard: dict[str, str | int | float] = {}
+    used: dict[str, str | int | float] = {}
+
+
+class ResourceQuota(_K):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: QuotaSpec = msgspec.field(default_factory=QuotaSpec)
+    status: QuotaStatus = msgspec.field(default_factory=QuotaStatus)
+    kind: str = "ResourceQuota"
+
+
+class ConfigMap(_K):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    data: dict[str, str] = {}
+    kind: str = "ConfigMap"
+
+
+class CustomStatus(_K):
+    state: str = ""
+    namespace: str = ""
+    conditions: list[Condition] = []
+
+
+class CustomResource(_K):
+    """ClusterPolicy and NVIDIADriver: spec kept generic, it is large and version-dependent."""
+
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: dict[str, Any] = {}
+    status: CustomStatus = msgspec.field(default_factory=CustomStatus)
+    kind: str = ""
+
+
+class VersionInfo(_K):
+    git_version: str = ""
+    major: str = ""
+    minor: str = ""
+
+
+class ClusterVersion(_K):
+    server_version: VersionInfo | None = None
+    client_version: VersionInfo | None = None

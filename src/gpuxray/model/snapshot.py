@@ -1,0 +1,213 @@
+"""The Snapshot: the one typed, immutable view of a cluster that every check reads.
+
+Sources (bundle, live API, node host, must-gather) build it; checks never do I/O. Each input
+records whether it was collected, from where, and why not, so "not collected" can become an
+``unknown`` finding instead of silence (BUNDLE.md: absence means not collected, never empty).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from gpuxray.model.finding import Evidence
+from gpuxray.model.k8s import (
+    ClusterVersion,
+    ConfigMap,
+    CustomResource,
+    DaemonSet,
+    Event,
+    Node,
+    Pod,
+    ResourceQuota,
+    RuntimeClass,
+    Workload,
+)
+
+
+class Input(enum.StrEnum):
+    """Every input a check can declare. Values are the bundle path stems (BUNDLE.md)."""
+
+    NODES = "cluster/nodes"
+    PODS = "cluster/pods"
+    EVENTS = "cluster/events"
+    DAEMONSETS = "cluster/daemonsets"
+    DEPLOYMENTS = "cluster/deployments"
+    REPLICASETS = "cluster/replicasets"
+    JOBS = "cluster/jobs"
+    STATEFULSETS = "cluster/statefulsets"
+    RUNTIMECLASSES = "cluster/runtimeclasses"
+    RESOURCEQUOTAS = "cluster/resourcequotas"
+    CONFIGMAPS = "cluster/configmaps"
+    CLUSTERPOLICIES = "cluster/clusterpolicies"
+    NVIDIADRIVERS = "cluster/nvidiadrivers"
+    VERSION = "cluster/version"
+    LOGS = "logs"
+    HOSTS = "nodes"
+    METRICS = "metrics"
+
+
+@dataclass(frozen=True, slots=True)
+class InputState:
+    """Whether an input was collected. ``source`` is where it came from (file or live URL)."""
+
+    collected: bool
+    source: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PodLog:
+    """Tail of one container's log (current and ``--previous``), with the files it came from."""
+
+    namespace: str
+    pod: str
+    container: str
+    current: str | None
+    previous: str | None
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class HostFacts:
+    """Raw host files and command output of one node (BUNDLE.md ``nodes/<node>/``).
+
+    ``files`` maps host paths without the leading ``/`` to text; ``cmds`` maps command names
+    (``dmesg.txt``) to their output; ``cmd_errors`` holds the ``.err`` of commands that failed.
+    Parsing into typed records happens in the engines, so checks stay pure.
+    """
+
+    node: str
+    files: dict[str, str]
+    cmds: dict[str, str]
+    cmd_errors: dict[str, str]
+    unreadable: dict[str, str] = field(default_factory=dict)
+
+    def source(self, kind: str, name: str) -> str:
+        return f"nodes/{self.node}/{kind}/{name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    format: str = ""
+    collected_at: str = ""
+    collector: str = ""
+    source_kind: str = ""
+    context: str = ""
+    operator_namespace: str = ""
+    errors: tuple[tuple[str, str], ...] = ()
+
+
+OPERATOR_NAMESPACE_DEFAULT = "gpu-operator"
+
+
+@dataclass(frozen=True, eq=False)
+class Snapshot:
+    inputs: dict[Input, InputState]
+    nodes: list[Node] = field(default_factory=list)
+    pods: list[Pod] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    daemonsets: list[DaemonSet] = field(default_factory=list)
+    deployments: list[Workload] = field(default_factory=list)
+    replicasets: list[Workload] = field(default_factory=list)
+    jobs: list[Workload] = field(default_factory=list)
+    statefulsets: list[Workload] = field(default_factory=list)
+    runtimeclasses: list[RuntimeClass] = field(default_factory=list)
+    resourcequotas: list[ResourceQuota] = field(default_factory=list)
+    configmaps: list[ConfigMap] = field(default_factory=list)
+    clusterpolicies: list[CustomResource] = field(default_factory=list)
+    nvidiadrivers: list[CustomResource] = field(default_factory=list)
+    version: ClusterVersion | None = None
+    logs: dict[tuple[str, str, str], PodLog] = field(default_factory=dict)
+    hosts: dict[str, HostFacts] = field(default_factory=dict)
+    metrics: dict[str, tuple[str, str]] = field(default_factory=dict)  # node -> (source, text)
+    manifest: Manifest = Manifest()
+    origin: str = ""
+
+    # ----- inputs -------------------------------------------------------------------------
+    def has(self, inp: Input) -> bool:
+        state = self.inputs.get(inp)
+        return bool(state and state.collected)
+
+    def state(self, inp: Input) -> InputState:
+        return self.inputs.get(inp) or InputState(False, inp.value, "not collected")
+
+    def source(self, inp: Input) -> str:
+        return self.state(inp).source
+
+    def ev(self, inp: Input, detail: str) -> Evidence:
+        """Evidence citing the file (or live resource) an input came from."""
+        return Evidence(self.source(inp), detail)
+
+    def missing(self, needs: Iterable[Input]) -> list[Input]:
+        return [i for i in needs if not self.has(i)]
+
+    # ----- indexes (built once, on first use) ---------------------------------------------
+    @cached_property
+    def node_by_name(self) -> dict[str, Node]:
+        return {n.metadata.name: n for n in self.nodes}
+
+    @cached_property
+    def pods_by_node(self) -> dict[str, list[Pod]]:
+        out: dict[str, list[Pod]] = defaultdict(list)
+        for p in self.pods:
+            if p.spec.node_name:
+                out[p.spec.node_name].append(p)
+        return dict(out)
+
+    @cached_property
+    def pod_by_key(self) -> dict[tuple[str, str], Pod]:
+        return {(p.metadata.namespace or "default", p.metadata.name): p for p in self.pods}
+
+    @cached_property
+    def events_by_object(self) -> dict[tuple[str, str, str], list[Event]]:
+        """Events keyed by (kind, namespace, name) of the involved object, oldest first."""
+        out: dict[tuple[str, str, str], list[Event]] = defaultdict(list)
+        for e in self.events:
+            o = e.involved_object
+            out[(o.kind, o.namespace or "", o.name)].append(e)
+        for lst in out.values():
+            lst.sort(key=lambda e: e.when)
+        return dict(out)
+
+    def events_for(self, kind: str, namespace: str | None, name: str) -> list[Event]:
+        return self.events_by_object.get((kind, namespace or "", name), [])
+
+    @cached_property
+    def runtimeclass_by_name(self) -> dict[str, RuntimeClass]:
+        return {r.metadata.name: r for r in self.runtimeclasses}
+
+    def workloads(self, kind: str) -> list[Workload]:
+        return {
+            "Deployment": self.deployments,
+            "ReplicaSet": self.replicasets,
+            "Job": self.jobs,
+            "StatefulSet": self.statefulsets,
+        }.get(kind, [])
+
+    def workload(self, kind: str, namespace: str, name: str) -> Workload | None:
+        for w in self.workloads(kind):
+            if w.metadata.name == name and (w.metadata.namespace or "default") == namespace:
+                return w
+        return None
+
+    @cached_property
+    def operator_namespace(self) -> str:
+        """The GPU Operator's namespace: the manifest's word, else where its operands run."""
+        if self.manifest.operator_namespace:
+            return self.manifest.operator_namespace
+        for ds in self.daemonsets:
+            if ds.metadata.name.startswith("nvidia-device-plugin") and ds.metadata.namespace:
+                return ds.metadata.namespace
+        for cp in self.clusterpolicies:
+            if cp.status.namespace:
+                return cp.status.namespace
+        return OPERATOR_NAMESPACE_DEFAULT
+
+    def logs_of(self, namespace: str, pod: str) -> Iterator[PodLog]:
+        for (ns, p, _c), log in self.logs.items():
+            if ns == namespace and p == pod:
+                yield log

@@ -1,0 +1,35 @@
+"""The ``gpuxray/v1`` JSON document (CODES.md): one object on stdout, ``findings`` always there."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from gpuxray.model.finding import Finding, Severity, Status
+
+SCHEMA = "gpuxray/v1"
+
+
+def summary(findings: list[Finding]) -> dict[str, Any]:
+    by_sev = {s.label: 0 for s in sorted(Severity, reverse=True)}
+    unknown = 0
+    for f in findings:
+        if f.status == Status.FAIL:
+            by_sev[f.severity.label] += 1
+        else:
+            unknown += 1
+    return {**by_sev, "unknown": unknown, "total": len(findings)}
+
+
+def document(findings: Iterable[Finding], extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    fl = list(findings)
+    doc: dict[str, Any] = {"schema": SCHEMA, "findings": [f.as_json() for f in fl],
+                           "summary": summary(fl)}
+    if extra:
+        doc.update(extra)
+    return doc
+
+
+def render(findings: Iterable[Finding], extra: Mapping[str, Any] | None = None) -> str:
+    return json.dumps(document(findings, extra), indent=2, ensure_ascii=False, default=str) + "\n"

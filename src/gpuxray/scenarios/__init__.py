@@ -1,0 +1,1 @@
+"""Scenario bundles built by code: the builder of realistic objects and the shipped demo."""

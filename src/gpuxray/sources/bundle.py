@@ -1,0 +1,273 @@
+"""The bundle source: a directory or archive laid out as BUNDLE.md says, read into a Snapshot.
+
+Absent files are "not collected" (never "empty"), ``manifest.json`` errors mark inputs that the
+collector could not read, and every input keeps the path it came from for evidence.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgspec
+
+from gpuxray.errors import InputError
+from gpuxray.model import k8s
+from gpuxray.model.snapshot import HostFacts, Input, InputState, Manifest, PodLog, Snapshot
+from gpuxray.sources.archive import bundle_root, extract_bundle
+from gpuxray.sources.decode import decode_objects, decode_one
+
+T = TypeVar("T")
+
+LOG_TAIL_BYTES = 1 << 20  # operand logs: the last MiB holds the failure
+HOST_FILE_LIMIT = 8 << 20  # journal/dmesg can be large; keep the tail
+_EXTS = (".json", ".yaml", ".yml")
+
+# Input -> (Snapshot field, element type, decode a list?)
+_CLUSTER_INPUTS: dict[Input, tuple[str, Any]] = {
+    Input.NODES: ("nodes", k8s.Node),
+    Input.PODS: ("pods", k8s.Pod),
+    Input.EVENTS: ("events", k8s.Event),
+    Input.DAEMONSETS: ("daemonsets", k8s.DaemonSet),
+    Input.DEPLOYMENTS: ("deployments", k8s.Workload),
+    Input.REPLICASETS: ("replicasets", k8s.Workload),
+    Input.JOBS: ("jobs", k8s.Workload),
+    Input.STATEFULSETS: ("statefulsets", k8s.Workload),
+    Input.RUNTIMECLASSES: ("runtimeclasses", k8s.RuntimeClass),
+    Input.RESOURCEQUOTAS: ("resourcequotas", k8s.ResourceQuota),
+    Input.CONFIGMAPS: ("configmaps", k8s.ConfigMap),
+    Input.CLUSTERPOLICIES: ("clusterpolicies", k8s.CustomResource),
+    Input.NVIDIADRIVERS: ("nvidiadrivers", k8s.CustomResource),
+}
+_WORKLOAD_KIND = {
+    Input.DEPLOYMENTS: "Deployment",
+    Input.REPLICASETS: "ReplicaSet",
+    Input.JOBS: "Job",
+    Input.STATEFULSETS: "StatefulSet",
+    Input.CLUSTERPOLICIES: "ClusterPolicy",
+    Input.NVIDIADRIVERS: "NVIDIADriver",
+}
+
+
+class _ManifestFile(msgspec.Struct):
+    format: str = ""
+    collected_at: str = ""
+    collector: str = ""
+    source: dict[str, Any] = {}
+    operator_namespace: str = ""
+    errors: list[dict[str, Any]] = []
+
+
+def is_bundle_dir(path: Path) -> bool:
+    return any((path / d).exists() for d in ("cluster", "nodes", "manifest.json"))
+
+
+@contextlib.contextmanager
+def open_bundle(path: str | os.PathLike[str], *, lenient: bool = False) -> Iterator[Snapshot]:
+    """Yield the Snapshot of a bundle directory or archive; temporary files go on exit."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: no such bundle")
+    if p.is_dir():
+        yield load_bundle_dir(p, lenient=lenient)
+        return
+    tmp = extract_bundle(p)
+    try:
+        yield load_bundle_dir(bundle_root(Path(tmp.name)), lenient=lenient, origin=str(p))
+    finally:
+        tmp.cleanup()
+
+
+def read_tail(path: Path, limit: int) -> str:
+    """The last ``limit`` bytes of a file as text (bad bytes replaced, first partial line cut)."""
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        if size > limit:
+            fh.seek(size - limit)
+            data = fh.read()
+            nl = data.find(b"\n")
+            data = data[nl + 1 :] if nl >= 0 else data
+        else:
+            data = fh.read()
+    return data.decode("utf-8", errors="replace")
+
+
+def _find(root: Path, stem: str) -> Path | None:
+    for ext in _EXTS:
+        f = root / f"{stem}{ext}"
+        if f.is_file():
+            return f
+    return None
+
+
+def _load_manifest(root: Path) -> Manifest:
+    f = root / "manifest.json"
+    if not f.is_file():
+        return Manifest()
+    try:
+        m = msgspec.json.decode(f.read_bytes(), type=_ManifestFile)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise InputError(f"manifest.json: malformed ({str(exc).splitlines()[0]})") from exc
+    errors = tuple(
+        (str(e.get("what", "")), str(e.get("error", ""))) for e in m.errors if isinstance(e, dict)
+    )
+    return Manifest(
+        format=m.format,
+        collected_at=m.collected_at,
+        collector=m.collector,
+        source_kind=str(m.source.get("kind", "")),
+        context=str(m.source.get("context", "")),
+        operator_namespace=m.operator_namespace,
+        errors=errors,
+    )
+
+
+def _manifest_error(manifest: Manifest, stem: str) -> str | None:
+    for what, err in manifest.errors:
+        w = what.strip("/")
+        if w == stem or w.startswith(stem + ".") or w == stem.split("/", 1)[-1]:
+            return err or "collection failed"
+    return None
+
+
+def load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "") -> Snapshot:
+    if not root.is_dir() or not is_bundle_dir(root):
+        raise InputError(f"{origin or root}: not a gpuxray bundle (no cluster/, nodes/ or manifest.json)")
+    manifest = _load_manifest(root)
+    inputs: dict[Input, InputState] = {}
+    fields: dict[str, Any] = {}
+
+    for inp, (attr, typ) in _CLUSTER_INPUTS.items():
+        stem = inp.value
+        f = _find(root, stem)
+        err = _manifest_error(manifest, stem)
+        if f is None:
+            inputs[inp] = InputState(False, f"{stem}.json", err or "not collected")
+            continue
+        rel = f.relative_to(root).as_posix()
+        try:
+            objs = decode_objects(f.read_bytes(), typ, rel)
+        except InputError as exc:
+            if not lenient:
+                raise
+            inputs[inp] = InputState(False, rel, str(exc))
+            continue
+        kind = _WORKLOAD_KIND.get(inp)
+        if kind:
+            for o in objs:
+                if not o.kind:
+                    o.kind = kind
+        fields[attr] = objs
+        inputs[inp] = InputState(True, rel, f"partial: {err}" if err else "")
+
+    vf = _find(root, Input.VERSION.value)
+    if vf is not None:
+        rel = vf.relative_to(root).as_posix()
+        try:
+            fields["version"] = decode_one(vf.read_bytes(), k8s.ClusterVersion, rel)
+            inputs[Input.VERSION] = InputState(True, rel)
+        except InputError as exc:
+            if not lenient:
+                raise
+            inputs[Input.VERSION] = InputState(False, rel, str(exc))
+    else:
+        inputs[Input.VERSION] = InputState(False, "cluster/version.json", "not collected")
+
+    logs = _load_logs(root)
+    inputs[Input.LOGS] = InputState(bool(logs) or (root / "logs").is_dir(), "logs/",
+                                    "" if (root / "logs").is_dir() else "not collected")
+    hosts = _load_hosts(root)
+    inputs[Input.HOSTS] = InputState(bool(hosts), "nodes/", "" if hosts else "not collected")
+    metrics = _load_metrics(root)
+    inputs[Input.METRICS] = InputState(bool(metrics), "metrics/", "" if metrics else "not collected")
+
+    return Snapshot(inputs=inputs, logs=logs, hosts=hosts, metrics=metrics, manifest=manifest,
+                    origin=origin or str(root), **fields)
+
+
+def _load_logs(root: Path) -> dict[tuple[str, str, str], PodLog]:
+    base = root / "logs"
+    if not base.is_dir():
+        return {}
+    found: dict[tuple[str, str, str], dict[str, str]] = {}
+    for ns_dir in sorted(base.iterdir()):
+        if not ns_dir.is_dir():
+            continue
+        for pod_dir in sorted(ns_dir.iterdir()):
+            if not pod_dir.is_dir():
+                continue
+            for f in sorted(pod_dir.iterdir()):
+                if not f.is_file() or not f.name.endswith(".log"):
+                    continue
+                prev = f.name.endswith(".previous.log")
+                container = f.name[: -len(".previous.log")] if prev else f.name[: -len(".log")]
+                key = (ns_dir.name, pod_dir.name, container)
+                found.setdefault(key, {})["previous" if prev else "current"] = read_tail(
+                    f, LOG_TAIL_BYTES)
+    return {
+        k: PodLog(k[0], k[1], k[2], v.get("current"), v.get("previous"),
+                  f"logs/{k[0]}/{k[1]}/{k[2]}.log")
+        for k, v in found.items()
+    }
+
+
+def _walk_files(base: Path) -> Iterator[Path]:
+    for dirpath, _dirs, files in os.walk(base, followlinks=False):
+        for name in files:
+            yield Path(dirpath) / name
+
+
+def _load_hosts(root: Path) -> dict[str, HostFacts]:
+    base = root / "nodes"
+    if not base.is_dir():
+        return {}
+    out: dict[str, HostFacts] = {}
+    for node_dir in sorted(base.iterdir()):
+        if not node_dir.is_dir():
+            continue
+        files: dict[str, str] = {}
+        cmds: dict[str, str] = {}
+        errs: dict[str, str] = {}
+        unreadable: dict[str, str] = {}
+        fdir = node_dir / "files"
+        if fdir.is_dir():
+            for f in _walk_files(fdir):
+                rel = f.relative_to(fdir).as_posix()
+                if f.is_symlink() or not f.is_file():
+                    unreadable[rel] = "not a regular file"
+                    continue
+                try:
+                    files[rel] = read_tail(f, HOST_FILE_LIMIT)
+                except OSError as exc:
+                    unreadable[rel] = str(exc)
+        cdir = node_dir / "cmd"
+        if cdir.is_dir():
+            for f in sorted(cdir.iterdir()):
+                if f.is_symlink() or not f.is_file():
+                    continue
+                try:
+                    text = read_tail(f, HOST_FILE_LIMIT)
+                except OSError as exc:
+                    unreadable[f"cmd/{f.name}"] = str(exc)
+                    continue
+                if f.name.endswith(".err"):
+                    errs[f.name[: -len(".err")]] = text
+                else:
+                    cmds[f.name] = text
+        out[node_dir.name] = HostFacts(node_dir.name, files, cmds, errs, unreadable)
+    return out
+
+
+def _load_metrics(root: Path) -> dict[str, tuple[str, str]]:
+    base = root / "metrics"
+    if not base.is_dir():
+        return {}
+    out: dict[str, tuple[str, str]] = {}
+    for f in sorted(base.glob("*.prom")):
+        out[f.stem] = (f"metrics/{f.name}", read_tail(f, HOST_FILE_LIMIT))
+    return out
+
+

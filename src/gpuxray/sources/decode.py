@@ -1,0 +1,106 @@
+"""Decode Kubernetes documents (JSON or YAML, a List or a single object) into typed Structs.
+
+``kubectl get -o json`` writes a v1 List; hand-made bundles often hold one object, or YAML.
+msgspec decodes JSON straight into the Structs (fast path); YAML goes through the C safe loader
+then ``msgspec.convert``. Errors become one-line :class:`InputError` naming the file.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+import msgspec
+import yaml
+
+from gpuxray.errors import InputError
+
+T = TypeVar("T")
+
+try:  # the C loader is ~10× faster; fall back where libyaml is absent
+    _YamlLoader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _YamlLoader = yaml.SafeLoader
+
+
+class _List(msgspec.Struct, Generic[T], gc=False):
+    items: list[T] | None = None
+    kind: str = ""
+
+
+def _is_yaml(name: str) -> bool:
+    return name.endswith((".yaml", ".yml"))
+
+
+def _first_error_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def decode_objects(data: bytes, typ: type[T], name: str) -> list[T]:
+    """All objects in a document: the items of a List, or the single object."""
+    if _is_yaml(name):
+        return _from_yaml(data, typ, name)
+    try:
+        lst = msgspec.json.decode(data, type=_List[typ])  # type: ignore[valid-type]
+    except msgspec.DecodeError as exc:
+        if data.lstrip()[:1] not in (b"{", b"["):
+            # A YAML document saved as .json is common in hand-made bundles.
+            try:
+                return _from_yaml(data, typ, name)
+            except InputError:
+                pass
+        raise InputError(f"{name}: malformed JSON ({_first_error_line(exc)})") from exc
+    except msgspec.ValidationError as exc:
+        raise InputError(f"{name}: unexpected content ({_first_error_line(exc)})") from exc
+    if lst.items is not None:
+        return lst.items
+    if lst.kind.endswith("List"):
+        return []
+    try:
+        return [msgspec.json.decode(data, type=typ)]
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise InputError(f"{name}: unexpected content ({_first_error_line(exc)})") from exc
+
+
+def decode_one(data: bytes, typ: type[T], name: str) -> T:
+    if _is_yaml(name):
+        docs = _load_yaml(data, name)
+        if not docs:
+            raise InputError(f"{name}: empty document")
+        return _convert(docs[0], typ, name)
+    try:
+        return msgspec.json.decode(data, type=typ)
+    except msgspec.DecodeError as exc:
+        raise InputError(f"{name}: malformed JSON ({_first_error_line(exc)})") from exc
+    except msgspec.ValidationError as exc:
+        raise InputError(f"{name}: unexpected content ({_first_error_line(exc)})") from exc
+
+
+def _load_yaml(data: bytes, name: str) -> list[Any]:
+    try:
+        return [d for d in yaml.load_all(data, Loader=_YamlLoader) if d is not None]
+    except yaml.YAMLError as exc:
+        raise InputError(f"{name}: malformed YAML ({_first_error_line(exc)})") from exc
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"{name}: unreadable YAML ({type(exc).__name__})") from exc
+
+
+def _convert(obj: Any, typ: type[T], name: str) -> T:
+    try:
+        return msgspec.convert(obj, type=typ, strict=False)
+    except msgspec.ValidationError as exc:
+        raise InputError(f"{name}: unexpected content ({_first_error_line(exc)})") from exc
+
+
+def _from_yaml(data: bytes, typ: type[T], name: str) -> list[T]:
+    out: list[T] = []
+    for doc in _load_yaml(data, name):
+        if not isinstance(doc, dict):
+            raise InputError(f"{name}: expected a Kubernetes object or List, got {type(doc).__name__}")
+        items = doc.get("items")
+        if isinstance(items, list):
+            out.extend(_convert(i, typ, name) for i in items if isinstance(i, dict))
+        elif str(doc.get("kind", "")).endswith("List"):
+            continue
+        else:
+            out.append(_convert(doc, typ, name))
+    return out
