@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+
 from gpuxray.knowledge.codes import CATALOG
 from gpuxray.model.factory import fail, render_message, unknown
 from gpuxray.model.finding import CLUSTER, Finding, Layer
@@ -75,4 +76,5 @@ def run_check(spec: CheckSpec, snap: Snapshot) -> Iterator[Finding]:
     yield from spec.fn(snap)
 
 
-__all__ = ["REGISTRY", "CheckSpec", "all_checks", "check", "fail", "render_message", "run_check", "unknown"]
+__all__ = ["REGISTRY", "CheckSpec", "all_checks", "check", "fail", "render_message", "run_check",
+           "unknown"]

@@ -8,7 +8,13 @@ from typing import Any
 import click
 from rich.text import Text
 
-from gpuxray.cli.common import open_snapshot, out_console, output_option, source_from_kwargs, source_options
+from gpuxray.cli.common import (
+    open_snapshot,
+    out_console,
+    output_option,
+    source_from_kwargs,
+    source_options,
+)
 from gpuxray.engines.capacity import GpuRow, capacity_rows
 from gpuxray.errors import UsageError
 from gpuxray.model.snapshot import Input

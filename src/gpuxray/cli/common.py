@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass

@@ -21,9 +21,9 @@ from gpuxray.errors import GpuxrayError
 # One module per command, each exporting ``command`` (a click.Command).
 COMMAND_MODULES = [
     "check",
-    # "why",
+    "why",
     "capacity",
-    # "demo",
+    "demo",
 ]
 
 EXIT_INTERNAL = 4

@@ -80,8 +80,8 @@ def pod_requests(pod: Pod) -> dict[str, Fraction]:
     out = dict(app)
     for k, v in init_max.items():
         out[k] = max(out.get(k, Fraction(0)), v)
-    for k, v in pod.spec.overhead.items():
-        out[k] = out.get(k, Fraction(0)) + safe_quantity(v)
+    for k, raw in pod.spec.overhead.items():
+        out[k] = out.get(k, Fraction(0)) + safe_quantity(raw)
     return {k: v for k, v in out.items() if v != 0}
 
 

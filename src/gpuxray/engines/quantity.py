@@ -10,7 +10,7 @@ import re
 from fractions import Fraction
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": 1,
+_DECIMAL: dict[str, Fraction | int] = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": 1,
             "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
 _RE = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]))?$")
 
@@ -33,7 +33,10 @@ def parse_quantity(value: str | int | float) -> Fraction:
         raise QuantityError(f"not a quantity: {value!r}")
     number = Fraction(m.group(1))
     if m.group(2):
-        return number * Fraction(10) ** int(m.group(2)[1:])
+        exp = int(m.group(2)[1:])
+        if abs(exp) > 30:  # Kubernetes caps quantities far below this; refuse a 10**huge
+            raise QuantityError(f"quantity out of range: {value!r}")
+        return number * Fraction(10**exp) if exp >= 0 else number / Fraction(10**-exp)
     suffix = m.group(3) or ""
     if suffix in _BINARY:
         return number * _BINARY[suffix]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from gpuxray.model.finding import Severity
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,34 +52,33 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
     _c("GX201", "excluded-by-taint-or-selector", E, "§2 gate 1, §4",
        "Every node that has the GPU resource is excluded by an untolerated taint, the pod's "
        "nodeSelector or its required node affinity.",
-       "{excluded} node(s) advertising {resource} exclude the pod: {reasons}",
+       "all {excluded} GPU node(s) with {resource} exclude the pod: {reasons}",
        "Add the missing toleration (e.g. nvidia.com/gpu:NoSchedule) or fix the nodeSelector / "
        "affinity to match GPU nodes' labels."),
     _c("GX202", "resource-not-advertised", E, "§2 gate 1, §4; facts §3",
        "No schedulable node advertises the requested resource with capacity > 0.",
-       "no node advertises {resource} (name absent on {absent} node(s), capacity 0 on "
-       "{zero} node(s))",
+       "{resource} is not advertised where the pod could run: {detail}",
        "The device plugin is not registered: check the device-plugin pod on the GPU nodes and "
        "what blocks it (runtime handler, toolkit/driver validation). Capacity 0 with the name "
        "kept means the plugin disconnected more than 5 minutes ago."),
     _c("GX203", "devices-unhealthy", E, "§2; facts §3, §8",
        "Devices are advertised but not allocatable: unhealthy (e.g. after an Xid) or the plugin "
        "disconnected less than 5 minutes ago.",
-       "{resource}: capacity {capacity}, allocatable {allocatable} on {node}",
+       "{resource} on {nodes}: {detail}",
        "Look for Xid errors in the node's kernel log; the NVIDIA device plugin never marks a "
        "device healthy again until it restarts. allocatable 0 with capacity kept means the "
        "plugin just disconnected: check the device-plugin pod."),
     _c("GX204", "gpus-exhausted", E, "§2 gate 1, §6",
        "On every candidate node, GPUs already bound to pods equal allocatable: truly full.",
        "all {candidates} candidate node(s) are full for {resource}: {allocated} of "
-       "{allocatable} allocated",
+       "{allocatable} allocated, pod needs {requested}",
        "Wait for or free GPUs held by other pods (see who holds them), add nodes, or look for "
        "idle-but-allocated pods."),
     _c("GX205", "request-exceeds-node-size", E, "§2 gate 1",
        "The pod asks for more of a resource than any single node can offer.",
        "pod requests {requested} {resource}; the largest node offers {largest}",
        "Split the workload or request at most the per-node GPU count."),
-    _c("GX206", "fragmented", W, "§6",
+    _c("GX206", "fragmented", E, "§6",
        "Enough GPUs are free across the cluster, but no single fitting node has enough.",
        "{free_total} {resource} free in the cluster, at most {max_free} on one node; "
        "pod needs {requested}",

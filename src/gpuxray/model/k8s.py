@@ -42,7 +42,9 @@ class Taint(_K):
     effect: str = ""
 
     def __str__(self) -> str:
-        return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
+        if self.value:
+            return f"{self.key}={self.value}:{self.effect}"
+        return f"{self.key}:{self.effect}"
 
 
 class Toleration(_K):
@@ -345,8 +347,20 @@ class ResourceQuota(_K):
     kind: str = "ResourceQuota"
 
 
+class ManagedFieldsEntry(_K):
+    manager: str = ""
+    operation: str = ""
+    time: str | None = None
+
+
+class ConfigMapMeta(ObjectMeta):
+    """ConfigMaps keep ``managedFields``: its latest ``time`` is the last update (GX408)."""
+
+    managed_fields: list[ManagedFieldsEntry] = []
+
+
 class ConfigMap(_K):
-    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    metadata: ConfigMapMeta = msgspec.field(default_factory=ConfigMapMeta)
     data: dict[str, str] = {}
     kind: str = "ConfigMap"
 

@@ -26,6 +26,7 @@ from gpuxray.model.k8s import (
     RuntimeClass,
     Workload,
 )
+from gpuxray.model.usage import UsageData
 
 
 class Input(enum.StrEnum):
@@ -124,6 +125,7 @@ class Snapshot:
     logs: dict[tuple[str, str, str], PodLog] = field(default_factory=dict)
     hosts: dict[str, HostFacts] = field(default_factory=dict)
     metrics: dict[str, tuple[str, str]] = field(default_factory=dict)  # node -> (source, text)
+    usage: UsageData | None = None  # set by a usage source (Prometheus) or the CLI's thresholds
     manifest: Manifest = Manifest()
     origin: str = ""
 

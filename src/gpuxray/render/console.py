@@ -20,5 +20,6 @@ def make_console(file: TextIO | None = None, *, width: int | None = None,
     if width is None:
         cols = os.environ.get("COLUMNS", "")
         width = int(cols) if cols.isdigit() else (None if stream.isatty() else 160)
-    return Console(file=stream, width=width, no_color=not color, color_system="auto" if color else None,
+    return Console(file=stream, width=width, no_color=not color,
+                   color_system="auto" if color else None,
                    highlight=False, emoji=False, soft_wrap=False, force_terminal=color or None)

@@ -25,7 +25,8 @@ def uid(*parts: str) -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 
 
-def meta(kind: str, name: str, namespace: str | None = None, *, labels: dict[str, str] | None = None,
+def meta(kind: str, name: str, namespace: str | None = None, *,
+         labels: dict[str, str] | None = None,
          annotations: dict[str, str] | None = None, owner: Obj | None = None,
          created: str = "2026-11-20T08:00:00Z") -> Obj:
     m: Obj = {"name": name, "uid": uid(kind, namespace or "", name),
@@ -161,7 +162,8 @@ class ClusterBuilder:
     @staticmethod
     def container(name: str, *, gpus: int | str = 0, resource: str = "nvidia.com/gpu",
                   requests: dict[str, str] | None = None, limits: dict[str, str] | None = None,
-                  image: str = "nvcr.io/nvidia/pytorch:24.10-py3", env: dict[str, str] | None = None,
+                  image: str = "nvcr.io/nvidia/pytorch:24.10-py3",
+                  env: dict[str, str] | None = None,
                   restart_policy: str | None = None, privileged: bool | None = None) -> Obj:
         req = {"cpu": "1", "memory": "4Gi"}
         req.update(requests or {})
@@ -315,8 +317,8 @@ class ClusterBuilder:
             "priorityClassName": "system-node-critical",
         }
         if init:
-            tmpl["initContainers"] = [{"name": c, "image": "nvcr.io/nvidia/gpu-operator-validator:v25.10.1"}
-                                      for c in init]
+            image = "nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.10.1"
+            tmpl["initContainers"] = [{"name": c, "image": image} for c in init]
         if runtime_class:
             tmpl["runtimeClassName"] = runtime_class
         lab = labels or {"app": name}

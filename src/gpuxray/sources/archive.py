@@ -35,7 +35,7 @@ def _check_name(archive: Path, name: str) -> str:
 def extract_bundle(archive: Path) -> tempfile.TemporaryDirectory[str]:
     """Extract ``archive`` into a new temporary directory and return it (caller cleans up)."""
     try:
-        tar = tarfile.open(archive, mode="r:*")
+        tar = tarfile.open(archive, mode="r:*")  # noqa: SIM115 - closed by the with below
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise InputError(f"{archive}: not a readable tar archive ({exc})") from exc
     tmp = tempfile.TemporaryDirectory(prefix="gpuxray-bundle-")

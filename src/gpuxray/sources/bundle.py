@@ -135,7 +135,8 @@ def _manifest_error(manifest: Manifest, stem: str) -> str | None:
 
 def load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "") -> Snapshot:
     if not root.is_dir() or not is_bundle_dir(root):
-        raise InputError(f"{origin or root}: not a gpuxray bundle (no cluster/, nodes/ or manifest.json)")
+        raise InputError(f"{origin or root}: not a gpuxray bundle "
+                         "(no cluster/, nodes/ or manifest.json)")
     manifest = _load_manifest(root)
     inputs: dict[Input, InputState] = {}
     fields: dict[str, Any] = {}
@@ -182,7 +183,8 @@ def load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "") -> S
     hosts = _load_hosts(root)
     inputs[Input.HOSTS] = InputState(bool(hosts), "nodes/", "" if hosts else "not collected")
     metrics = _load_metrics(root)
-    inputs[Input.METRICS] = InputState(bool(metrics), "metrics/", "" if metrics else "not collected")
+    inputs[Input.METRICS] = InputState(bool(metrics), "metrics/",
+                                       "" if metrics else "not collected")
 
     return Snapshot(inputs=inputs, logs=logs, hosts=hosts, metrics=metrics, manifest=manifest,
                     origin=origin or str(root), **fields)

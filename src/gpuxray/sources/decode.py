@@ -95,7 +95,8 @@ def _from_yaml(data: bytes, typ: type[T], name: str) -> list[T]:
     out: list[T] = []
     for doc in _load_yaml(data, name):
         if not isinstance(doc, dict):
-            raise InputError(f"{name}: expected a Kubernetes object or List, got {type(doc).__name__}")
+            raise InputError(f"{name}: expected a Kubernetes object or List, "
+                             f"got {type(doc).__name__}")
         items = doc.get("items")
         if isinstance(items, list):
             out.extend(_convert(i, typ, name) for i in items if isinstance(i, dict))

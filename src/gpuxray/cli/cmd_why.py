@@ -1,0 +1,41 @@
+"""``gpuxray why NS/POD``: the §4 decision tree for one pod (or its controller)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from gpuxray.checks.engine import exit_code
+from gpuxray.cli.common import (
+    fail_on_option,
+    open_snapshot,
+    out_console,
+    output_option,
+    severity,
+    source_from_kwargs,
+    source_options,
+)
+from gpuxray.diagnose.why import why
+from gpuxray.render import json as render_json
+from gpuxray.render import text as render_text
+
+
+@click.command("why")
+@click.argument("target")
+@click.option("--namespace", "-n", default=None, help="Namespace when TARGET is a bare name.")
+@source_options
+@output_option()
+@fail_on_option
+def command(target: str, namespace: str | None, output: str, fail_on: str, **kw: Any) -> int:
+    """Why does this pod get no GPU? TARGET is NS/POD, POD with -n, or deploy|job|sts/NAME."""
+    opts = source_from_kwargs(kw)
+    with open_snapshot(opts) as snap:
+        d = why(snap, target, namespace)
+        findings = [d.verdict] if d.verdict else []
+        if output == "json":
+            click.echo(render_json.render(findings, {"source": snap.origin, **d.as_json()}),
+                       nl=False)
+        else:
+            render_text.print_diagnosis(out_console(), d)
+    return exit_code(findings, severity(fail_on))

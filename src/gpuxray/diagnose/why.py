@@ -1,0 +1,203 @@
+"""Answer "why does this pod get no GPU?" by walking seed §4's tree to its deepest failing leaf.
+
+§4: the pod object does not exist → admission (quota, missing RuntimeClass, invalid quantity);
+it exists but ``spec.nodeName`` is empty → gate 1 (``engines/gate1.py``); it is bound → gate 2, the
+runtime (``diagnose/runtime.py``). ``deploy/NAME``, ``job/NAME``, ``sts/NAME`` start from the
+controller when no pod was created. Every step records pass/fail/unknown with its evidence.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from gpuxray.checks.registry import all_checks, run_check
+from gpuxray.engines import gate1
+from gpuxray.engines.admission import spec_gpu_problems
+from gpuxray.engines.capacity import gpu_requests, is_terminal
+from gpuxray.errors import UsageError
+from gpuxray.model.diagnosis import Diagnosis
+from gpuxray.model.factory import fail
+from gpuxray.model.finding import Finding, Status, Subject
+from gpuxray.model.k8s import Pod, Workload
+from gpuxray.model.snapshot import Input, Snapshot
+
+KIND_ALIASES = {
+    "deploy": "Deployment", "deployment": "Deployment", "deployments": "Deployment",
+    "job": "Job", "jobs": "Job",
+    "sts": "StatefulSet", "statefulset": "StatefulSet", "statefulsets": "StatefulSet",
+    "rs": "ReplicaSet", "replicaset": "ReplicaSet", "replicasets": "ReplicaSet",
+    "pod": "Pod", "pods": "Pod", "po": "Pod",
+}
+
+
+def parse_target(target: str, namespace: str | None) -> tuple[str, str, str]:
+    """``NS/POD``, ``POD`` (with -n), ``deploy/NAME``, ``deploy/NS/NAME`` → (kind, ns, name)."""
+    parts = [p for p in target.strip().split("/")]
+    if not target.strip() or any(not p for p in parts) or len(parts) > 3:
+        raise UsageError(f"cannot read target {target!r}: use NS/POD, POD -n NS or deploy/NAME")
+    if parts[0].lower() in KIND_ALIASES and len(parts) >= 2:
+        kind = KIND_ALIASES[parts[0].lower()]
+        rest = parts[1:]
+    else:
+        kind = "Pod"
+        rest = parts
+    if len(rest) == 2:
+        return kind, rest[0], rest[1]
+    if len(rest) == 1:
+        return kind, namespace or "default", rest[0]
+    raise UsageError(f"cannot read target {target!r}: use NS/POD, POD -n NS or deploy/NAME")
+
+
+def _related_findings(snap: Snapshot, codes: tuple[str, ...],
+                      keep: Callable[[Finding], bool]) -> list[Finding]:
+    checks = all_checks()
+    out: list[Finding] = []
+    for code in codes:
+        spec = checks.get(code)
+        if spec is None or snap.missing(spec.needs):
+            continue
+        out.extend(f for f in run_check(spec, snap) if keep(f))
+    return out
+
+
+def why(snap: Snapshot, target: str, namespace: str | None = None) -> Diagnosis:
+    kind, ns, name = parse_target(target, namespace)
+    if kind == "Pod":
+        if not snap.has(Input.PODS):
+            st = snap.state(Input.PODS)
+            raise UsageError(f"cannot look up pod {ns}/{name}: {st.source} {st.reason}")
+        pod = snap.pod_by_key.get((ns, name))
+        if pod is None:
+            raise UsageError(f"pod {ns}/{name} not found in {snap.origin}; if no pod was "
+                             f"created, ask about its controller (deploy/NAME, job/NAME)")
+        return why_pod(snap, pod)
+    return why_workload(snap, kind, ns, name)
+
+
+def why_pod(snap: Snapshot, pod: Pod, diag: Diagnosis | None = None) -> Diagnosis:
+    ns = pod.metadata.namespace or "default"
+    d = diag or Diagnosis(f"{ns}/{pod.metadata.name}", ns, pod.metadata.name)
+    subj = Subject("Pod", pod.metadata.name, ns)
+    d.add("pod object exists", "pass", f"phase {pod.status.phase}",
+          [snap.ev(Input.PODS, f"{subj}: phase={pod.status.phase}")])
+    if is_terminal(pod):
+        d.add("pod is not terminal", "info", f"phase {pod.status.phase}: it holds no GPU")
+        d.conclusion = f"the pod has finished ({pod.status.phase}); it holds no GPU now"
+        return d
+    problems = spec_gpu_problems(pod.spec)
+    if problems:
+        c, p = problems[0]
+        ev = [snap.ev(Input.PODS, f"{subj} container {cn}: {pp}") for cn, pp in problems]
+        d.add("GPU quantities valid", "fail", p, ev)
+        d.verdict = fail("GX103", subj, ev, container=c, problem=p)
+        return d
+    if pod.spec.runtime_class_name:
+        rc = pod.spec.runtime_class_name
+        if not snap.has(Input.RUNTIMECLASSES):
+            d.add(f"RuntimeClass {rc!r} defined", "unknown",
+                  f"{snap.source(Input.RUNTIMECLASSES)} not collected")
+        elif rc not in snap.runtimeclass_by_name:
+            ev = [snap.ev(Input.PODS, f"{subj}: runtimeClassName={rc}"),
+                  snap.ev(Input.RUNTIMECLASSES,
+                          f"defined: {sorted(snap.runtimeclass_by_name) or 'none'}")]
+            d.add(f"RuntimeClass {rc!r} defined", "fail", "no RuntimeClass of that name", ev)
+            d.verdict = fail("GX102", subj, ev, runtime_class=rc)
+            return d
+        else:
+            d.add(f"RuntimeClass {rc!r} defined", "pass",
+                  f"handler {snap.runtimeclass_by_name[rc].handler!r}")
+    g = gate1.walk(snap, pod)
+    d.path.extend(g.steps)
+    if g.verdict is not None:
+        d.verdict = g.verdict
+        return d
+    if g.conclusion:
+        d.conclusion = g.conclusion
+    if not pod.spec.node_name:
+        return d
+    walker = _runtime_walker()
+    if walker is None:
+        d.add("gate 2: runtime injection", "unknown", "runtime checks not available")
+        return d
+    verdict = walker(snap, pod, d)
+    if verdict is not None:
+        d.verdict = verdict
+    elif not gpu_requests(pod) and not d.conclusion:
+        d.conclusion = "the pod requests no GPU"
+    return d
+
+
+def _runtime_walker() -> Callable[[Snapshot, Pod, Diagnosis], Finding | None] | None:
+    try:
+        mod = importlib.import_module("gpuxray.diagnose.runtime")
+    except ImportError:
+        return None
+    fn: Any = getattr(mod, "walk_runtime", None)
+    return fn  # type: ignore[no-any-return]
+
+
+def _owned_by(obj_owner_refs: list[Any], w: Workload) -> bool:
+    return any(r.kind == w.kind and r.name == w.metadata.name for r in obj_owner_refs)
+
+
+def why_workload(snap: Snapshot, kind: str, ns: str, name: str) -> Diagnosis:
+    """Start from a controller: its pods if any exist, else the admission branch of §4."""
+    d = Diagnosis(f"{kind.lower()}/{ns}/{name}", ns, name, kind=kind)
+    inp = {"Deployment": Input.DEPLOYMENTS, "Job": Input.JOBS, "StatefulSet": Input.STATEFULSETS,
+           "ReplicaSet": Input.REPLICASETS}[kind]
+    w = snap.workload(kind, ns, name)
+    subj = Subject(kind, name, ns)
+    owners: list[Workload] = []
+    if w is None:
+        if snap.has(inp):
+            raise UsageError(f"{kind.lower()} {ns}/{name} not found in {snap.origin}")
+        d.add(f"{kind} exists", "unknown", f"{snap.source(inp)} not collected")
+    else:
+        d.add(f"{kind} exists", "pass", f"replicas {w.spec.replicas}",
+              [snap.ev(inp, f"{subj}: spec.replicas={w.spec.replicas}")])
+        owners.append(w)
+        if kind == "Deployment":
+            owners.extend(rs for rs in snap.replicasets
+                          if rs.metadata.namespace == ns
+                          and _owned_by(rs.metadata.owner_references, w))
+    owner_names = {(o.kind, o.metadata.name) for o in owners} | {(kind, name)}
+    pods = [p for p in snap.pods if (p.metadata.namespace or "default") == ns
+            and any((r.kind, r.name) in owner_names for r in p.metadata.owner_references)]
+    live = [p for p in pods if not is_terminal(p)]
+    if live:
+        pick = next((p for p in live if not p.spec.node_name), None) or next(
+            (p for p in live if p.status.phase != "Running"), live[0])
+        d.add("pods created", "pass", f"{len(live)} live pod(s); following {pick.metadata.name}")
+        return why_pod(snap, pick, d)
+    d.add("pods created", "fail" if snap.has(Input.PODS) else "unknown",
+          "no live pod owned by it" if snap.has(Input.PODS) else "pods not collected")
+    subjects = {Subject(o.kind or kind, o.metadata.name, ns) for o in owners} | {subj}
+    template_subjects = {subj}
+
+    def mine(f: Finding) -> bool:
+        return f.status == Status.FAIL and (f.subject in subjects or f.subject in template_subjects)
+
+    for code, step in (("GX101", "ResourceQuota admits the pods"),
+                       ("GX102", "RuntimeClass defined"),
+                       ("GX103", "GPU quantities valid")):
+        found = _related_findings(snap, (code,), mine)
+        if found:
+            d.add(step, "fail", found[0].message, found[0].evidence)
+            d.verdict = found[0]
+            return d
+        d.add(step, "pass" if _inputs_for(snap, code) else "unknown",
+              "" if _inputs_for(snap, code) else "evidence not collected")
+    creates = [e for o in subjects for e in snap.events_for(o.kind, ns, o.name)
+               if e.reason == "FailedCreate"]
+    if creates:
+        d.add("controller's FailedCreate events", "info", creates[-1].message,
+              [snap.ev(Input.EVENTS, f"{creates[-1].when} {creates[-1].message}")])
+    d.conclusion = "no admission cause found for the missing pods"
+    return d
+
+
+def _inputs_for(snap: Snapshot, code: str) -> bool:
+    spec = all_checks().get(code)
+    return spec is not None and not snap.missing(spec.needs)

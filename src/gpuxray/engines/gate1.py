@@ -1,0 +1,316 @@
+"""Gate 1 of seed §2 — can the scheduler place this GPU pod? — walked as §4's tree to one leaf.
+
+The FailedScheduling line is evidence, not the answer: ``Insufficient nvidia.com/gpu`` is printed
+alike for a plugin that never registered, devices gone unhealthy, and nodes truly full (§4). The
+walk re-derives each node's verdict from node status and the pods bound to it, then names the
+leaf that, once fixed, would let the pod schedule:
+
+1. the resource name is advertised nowhere → GX207 when another GPU name is, else GX202;
+2. the request is larger than any node can ever offer → GX205;
+3. every GPU node is excluded by taints, nodeSelector or affinity → GX201;
+4. among admissible nodes none has room: a node not advertising (capacity 0 / name kept after
+   kubelet's 5-minute grace, facts.md §3) that would fit → GX202; a node whose capacity exceeds
+   allocatable (unhealthy devices, or plugin just disconnected) that would fit → GX203; enough
+   free GPUs summed over nodes but not on one → GX206; otherwise truly exhausted → GX204.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from gpuxray.engines.capacity import (
+    accounting,
+    gpu_requests,
+    is_gpu_node,
+    is_gpu_resource,
+    label_base,
+)
+from gpuxray.engines.quantity import safe_quantity
+from gpuxray.engines.scheduling import (
+    admissibility,
+    non_gpu_misfits,
+    parse_fit_error,
+    resource_fit,
+)
+from gpuxray.model.diagnosis import Step
+from gpuxray.model.factory import fail, unknown
+from gpuxray.model.finding import Evidence, Finding, Subject
+from gpuxray.model.k8s import Node, Pod
+from gpuxray.model.snapshot import Input, Snapshot
+
+MAX_LISTED = 8
+
+
+@dataclass(slots=True)
+class Gate1:
+    steps: list[Step] = field(default_factory=list)
+    verdict: Finding | None = None
+    conclusion: str = ""
+
+    def add(self, step: str, result: str, detail: str = "",
+            evidence: list[Evidence] | tuple[Evidence, ...] = ()) -> None:
+        self.steps.append(Step(step, result, detail, tuple(evidence)))  # type: ignore[arg-type]
+
+
+def pod_subject(pod: Pod) -> Subject:
+    return Subject("Pod", pod.metadata.name, pod.metadata.namespace or "default")
+
+
+def _names(nodes: list[str]) -> str:
+    shown = ", ".join(nodes[:MAX_LISTED])
+    return shown + (f" (+{len(nodes) - MAX_LISTED} more)" if len(nodes) > MAX_LISTED else "")
+
+
+def _node_ev(snap: Snapshot, node: Node, resource: str) -> Evidence:
+    cap = node.status.capacity.get(resource)
+    alloc = node.status.allocatable.get(resource)
+    if cap is None and alloc is None:
+        detail = f"{node.metadata.name}: status.capacity has no {resource}"
+    else:
+        detail = (f"{node.metadata.name}: status.capacity[{resource}]={cap}, "
+                  f"status.allocatable[{resource}]={alloc}")
+    return snap.ev(Input.NODES, detail)
+
+
+def _expected(node: Node, resource: str) -> int | None:
+    """What the node should advertise per its GFD labels: count × replicas (facts.md §6.2)."""
+    labels = node.metadata.labels
+    base = label_base(resource)
+    try:
+        count = int(labels[f"{base}.count"])
+    except (KeyError, ValueError):
+        return None
+    try:
+        replicas = int(labels.get(f"{base}.replicas", "1") or "1")
+    except ValueError:
+        replicas = 1
+    return count * max(replicas, 1)
+
+
+def scheduling_events(snap: Snapshot, pod: Pod) -> list[Evidence]:
+    out = []
+    for e in snap.events_for("Pod", pod.metadata.namespace, pod.metadata.name):
+        if e.reason == "FailedScheduling":
+            out.append(snap.ev(Input.EVENTS, f"{e.when} FailedScheduling: {e.message}"))
+    return out
+
+
+def walk(snap: Snapshot, pod: Pod) -> Gate1:
+    g = Gate1()
+    subject = pod_subject(pod)
+    reqs = gpu_requests(pod)
+    if not reqs:
+        g.add("pod requests a GPU", "info",
+              "no nvidia.com/* GPU resource in requests or limits: gate 1 has nothing to check")
+        return g
+    g.add("pod requests a GPU", "pass",
+          ", ".join(f"{k}={v}" for k, v in sorted(reqs.items())),
+          [snap.ev(Input.PODS, f"{subject}: effective request "
+                   + ", ".join(f"{k}={v}" for k, v in sorted(reqs.items())))])
+    if pod.spec.node_name:
+        g.add("gate 1: scheduled to a node", "pass", f"spec.nodeName={pod.spec.node_name}",
+              [snap.ev(Input.PODS, f"{subject}: spec.nodeName={pod.spec.node_name}")])
+        return g
+    events = scheduling_events(snap, pod)
+    if events:
+        last = events[-1].detail.split("FailedScheduling: ", 1)[-1]
+        fit = parse_fit_error(last)
+        detail = (", ".join(f"{n} × {r}" for r, n in sorted(fit.reasons.items()))
+                  if fit else last[:200])
+        g.add("FailedScheduling event (one line; ambiguous on its own)", "info", detail,
+              events[-1:])
+    elif snap.has(Input.EVENTS):
+        g.add("FailedScheduling event", "info",
+              "none found (events expire after about an hour); deciding from node status")
+    else:
+        g.add("FailedScheduling event", "unknown", f"{snap.source(Input.EVENTS)} not collected")
+    if not snap.has(Input.NODES):
+        st = snap.state(Input.NODES)
+        g.add("node status", "unknown", f"{st.source}: {st.reason}")
+        g.verdict = unknown("GX202", subject, st.source, st.reason)
+        return g
+    if not snap.has(Input.PODS):
+        g.add("GPUs already bound to pods", "unknown", f"{snap.source(Input.PODS)} not collected")
+    for res, qty in sorted(reqs.items()):
+        if _walk_resource(snap, pod, res, qty, g):
+            return g
+    return g
+
+
+def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bool:
+    """Walk one requested resource; True when a verdict (or a final conclusion) was reached."""
+    subject = pod_subject(pod)
+    nodes = snap.nodes
+    advertising = [n for n in nodes if safe_quantity(n.status.capacity.get(res)) > 0]
+    gpu_nodes = [n for n in nodes if is_gpu_node(n) or res in n.status.capacity]
+    if not advertising:
+        others = sorted({k for n in nodes for k, v in n.status.capacity.items()
+                         if is_gpu_resource(k) and k != res and safe_quantity(v) > 0})
+        if others:
+            ev = [_node_ev(snap, n, o) for o in others for n in nodes
+                  if o in n.status.capacity][:MAX_LISTED]
+            g.add(f"{res} advertised by some node", "fail", "advertised: " + ", ".join(others), ev)
+            g.verdict = fail("GX207", subject, ev, resource=res, advertised=", ".join(others),
+                             requested=qty)
+            return True
+        absent = [n.metadata.name for n in gpu_nodes if res not in n.status.capacity]
+        zero = [n.metadata.name for n in gpu_nodes if res in n.status.capacity]
+        ev = [_node_ev(snap, n, res) for n in gpu_nodes][:MAX_LISTED]
+        detail = (f"no node has {res} with capacity > 0; name absent on {len(absent)} GPU "
+                  f"node(s), capacity 0 on {len(zero)} (plugin gone > 5 min; kubelet keeps the "
+                  f"name)")
+        if not gpu_nodes:
+            detail = f"no node has {res} and no node is labelled as a GPU node"
+        g.add(f"{res} advertised by some node", "fail", detail, ev)
+        g.verdict = fail("GX202", subject, ev, resource=res, detail=detail, absent=absent,
+                         zero=zero, nodes=absent + zero, requested=qty)
+        return True
+    g.add(f"{res} advertised by some node", "pass",
+          f"{len(advertising)} node(s) advertise {res}")
+
+    largest = 0
+    for n in gpu_nodes:
+        size = max(int(safe_quantity(n.status.capacity.get(res))),
+                   int(safe_quantity(n.status.allocatable.get(res))), _expected(n, res) or 0)
+        largest = max(largest, size)
+    if qty > largest:
+        ev = [_node_ev(snap, n, res) for n in advertising][:MAX_LISTED]
+        g.add("request fits a single node's size", "fail",
+              f"pod requests {qty}, the largest node offers {largest}", ev)
+        g.verdict = fail("GX205", subject, ev, resource=res, requested=qty, largest=largest)
+        return True
+    g.add("request fits a single node's size", "pass", f"largest node offers {largest}")
+
+    adm = {n.metadata.name: admissibility(pod, n) for n in gpu_nodes}
+    candidates = [n for n in gpu_nodes if adm[n.metadata.name].ok]
+    if not candidates:
+        by_reason: dict[str, list[str]] = {}
+        for name, a in adm.items():
+            by_reason.setdefault(f"{a.reason}: {a.detail}", []).append(name)
+        reasons = "; ".join(f"{_names(v)} — {k}" for k, v in sorted(by_reason.items()))
+        ev = [snap.ev(Input.NODES, f"{a.node}: {a.reason} ({a.detail})") for a in adm.values()]
+        ev.insert(0, snap.ev(Input.PODS, f"{subject}: tolerations "
+                             f"{[f'{t.key}:{t.operator}:{t.effect}' for t in pod.spec.tolerations]}"
+                             f", nodeSelector {pod.spec.node_selector or {}}"))
+        g.add("GPU nodes admit the pod (taints, nodeSelector, affinity)", "fail", reasons,
+              ev[:MAX_LISTED + 1])
+        g.verdict = fail("GX201", subject, ev[:MAX_LISTED + 1], resource=res,
+                         excluded=len(adm), reasons=reasons,
+                         nodes={k: {"reason": v.reason, "detail": v.detail}
+                                for k, v in adm.items()})
+        return True
+    excluded = [a for a in adm.values() if not a.ok]
+    g.add("GPU nodes admit the pod (taints, nodeSelector, affinity)", "pass",
+          f"{len(candidates)} admissible"
+          + (f", {len(excluded)} excluded" if excluded else ""))
+
+    fits = {n.metadata.name: resource_fit(snap, n, res, Fraction(qty)) for n in candidates}
+    fitting = [n for n in candidates if fits[n.metadata.name].fits]
+    if fitting:
+        blocked = {n.metadata.name: non_gpu_misfits(snap, pod, n) for n in fitting}
+        free_nodes = [k for k, v in blocked.items() if not v]
+        if not free_nodes:
+            what = sorted({f.resource for v in blocked.values() for f in v})
+            g.add(f"{res}: room on an admissible node", "pass",
+                  f"{_names([n.metadata.name for n in fitting])} have {qty} free")
+            g.add("other resources fit", "fail",
+                  f"Insufficient {', '.join(what)} on every node with GPUs free — not a GPU cause")
+            g.conclusion = (f"the GPU request fits, but {', '.join(what)} does not on the nodes "
+                            "with free GPUs")
+            return True
+        g.add(f"{res}: room on an admissible node", "pass",
+              f"fits now on {_names(free_nodes)}",
+              [_node_ev(snap, snap.node_by_name[n], res) for n in free_nodes[:3]])
+        g.conclusion = ("the pod fits now; the scheduler has not retried since the snapshot, or "
+                        "the blocking pods finished")
+        return True
+
+    acct = accounting(snap)
+    not_adv, unhealthy, full = [], [], []
+    for n in candidates:
+        f = fits[n.metadata.name]
+        used = acct.allocated.get(n.metadata.name, {}).get(res, Fraction(0))
+        if f.capacity == 0:
+            exp = _expected(n, res)
+            if exp is None or exp - used >= qty:
+                not_adv.append(n)
+                continue
+        if f.capacity > f.allocatable and f.capacity - used >= qty:
+            unhealthy.append(n)
+            continue
+        full.append(n)
+    ev_all = [_node_ev(snap, n, res) for n in candidates][:MAX_LISTED]
+    free_total = sum(max(int(fits[n.metadata.name].free), 0) for n in candidates)
+    max_free = max((max(int(fits[n.metadata.name].free), 0) for n in candidates), default=0)
+    if not_adv:
+        names = [n.metadata.name for n in not_adv]
+        absent = [n.metadata.name for n in not_adv if res not in n.status.capacity]
+        detail = (f"{len(names)} admissible GPU node(s) that would fit advertise no {res}: "
+                  f"{_names(names)}"
+                  + (f" (name absent on {len(absent)})" if absent else
+                     " (capacity 0: the plugin has been gone more than 5 minutes)"))
+        if full:
+            detail += f"; the {len(full)} node(s) still advertising are full"
+        ev = [_node_ev(snap, n, res) for n in not_adv][:MAX_LISTED]
+        g.add(f"{res}: room on an admissible node", "fail", detail, ev)
+        g.verdict = fail("GX202", subject, ev, resource=res, detail=detail, nodes=names,
+                         absent=absent, zero=[x for x in names if x not in absent],
+                         requested=qty)
+        return True
+    if unhealthy:
+        names = [n.metadata.name for n in unhealthy]
+        parts = []
+        for n in unhealthy:
+            f = fits[n.metadata.name]
+            kind = ("allocatable 0 with capacity kept: the plugin disconnected under 5 minutes "
+                    "ago" if f.allocatable == 0 else
+                    f"{int(f.capacity - f.allocatable)} device(s) unhealthy")
+            parts.append(f"{n.metadata.name} capacity {int(f.capacity)}, allocatable "
+                         f"{int(f.allocatable)} — {kind}")
+        detail = "; ".join(parts[:MAX_LISTED])
+        ev = [_node_ev(snap, n, res) for n in unhealthy][:MAX_LISTED]
+        g.add(f"{res}: room on an admissible node", "fail", detail, ev)
+        first = fits[names[0]]
+        g.verdict = fail("GX203", subject, ev, resource=res, nodes=_names(names), detail=detail,
+                         node_list=names, capacity=int(first.capacity),
+                         allocatable=int(first.allocatable),
+                         lost=int(first.capacity - first.allocatable),
+                         disconnected=first.allocatable == 0)
+        return True
+    if free_total >= qty:
+        detail = (f"{free_total} free across admissible nodes, at most {max_free} on one; "
+                  f"pod needs {qty}")
+        g.add(f"{res}: room on an admissible node", "fail", detail, ev_all)
+        g.verdict = fail("GX206", subject, ev_all, resource=res, free_total=free_total,
+                         max_free=max_free, requested=qty)
+        return True
+    allocated = sum(int(fits[n.metadata.name].used) for n in candidates)
+    allocatable = sum(int(fits[n.metadata.name].allocatable) for n in candidates)
+    holders = []
+    for n in candidates:
+        for h in acct.holders.get((n.metadata.name, res), []):
+            holders.append(f"{h.namespace}/{h.pod}×{h.amount}@{n.metadata.name}")
+    ev = [*ev_all, snap.ev(Input.PODS, "held by " + ", ".join(holders[:12])
+                           + (" …" if len(holders) > 12 else ""))] if holders else ev_all
+    g.add(f"{res}: room on an admissible node", "fail",
+          f"{allocated} of {allocatable} allocated on {len(candidates)} node(s)", ev)
+    g.verdict = fail("GX204", subject, ev, resource=res, candidates=len(candidates),
+                     allocated=allocated, allocatable=allocatable, requested=qty,
+                     holders=holders)
+    return True
+
+
+def pending_gpu_pods(snap: Snapshot) -> list[Pod]:
+    """Pods gate 1 has not let through: not terminal, no node, asking for a GPU."""
+    return [p for p in snap.pods
+            if not p.spec.node_name and p.status.phase == "Pending" and gpu_requests(p)
+            and not p.metadata.deletion_timestamp]
+
+
+@functools.lru_cache(maxsize=8)
+def verdicts(snap: Snapshot) -> dict[tuple[str, str], Gate1]:
+    """Gate-1 walks of every pending GPU pod, computed once for all the 2xx checks."""
+    return {(p.metadata.namespace or "default", p.metadata.name): walk(snap, p)
+            for p in pending_gpu_pods(snap)}
