@@ -39,16 +39,20 @@ def test_json_contract(gx: Run, write_bundle: Callable[[ClusterBuilder], Path]) 
 
 
 def test_fail_on_thresholds(gx: Run, write_bundle: Callable[[ClusterBuilder], Path]) -> None:
+    gate1 = ("--code", "GX1", "--code", "GX2")  # this bundle has no node, operator or metric data
     b = ClusterBuilder()
     b.node("gpu-1", gpus=4)
     b.pod("ml", "train", gpus=1)  # fits; events not collected → GX101 can only be unknown
-    assert gx("check", "--bundle", str(write_bundle(b)))[0] == 3
+    assert gx("check", "--bundle", str(write_bundle(b)), *gate1)[0] == 3
+    assert gx("check", "--bundle", str(write_bundle(b)), *gate1, "--fail-on", "error")[0] == 3
     b.ensure("events")
-    assert gx("check", "--bundle", str(write_bundle(b)))[0] == 0
+    assert gx("check", "--bundle", str(write_bundle(b)), *gate1)[0] == 0
     b.pod("ml", "wants-many", gpus=9)  # GX205, an error
     bundle = str(write_bundle(b))
-    assert gx("check", "--bundle", bundle)[0] == 1
+    assert gx("check", "--bundle", bundle, *gate1)[0] == 1
     assert gx("check", "--bundle", bundle, "--code", "GX206")[0] == 0
+    # a whole-stack check of a bundle without host files is incomplete, never healthy
+    assert gx("check", "--bundle", bundle, "--code", "GX5")[0] == 3
 
 
 def test_why_json_has_path_and_verdict(gx: Run,

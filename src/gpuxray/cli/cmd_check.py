@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from gpuxray.checks.engine import exit_code, run_all
+from gpuxray.cli import reports
 from gpuxray.cli.common import (
     fail_on_option,
     open_snapshot,
@@ -28,18 +29,28 @@ def emit_findings(findings: list[Finding], output: str, snap: Snapshot,
         doc_extra = {"source": snap.origin, **(extra or {})}
         click.echo(render_json.render(findings, doc_extra), nl=False)
         return
+    if output in reports.DOCUMENT_OUTPUTS:
+        reports.emit_findings(findings, output, snap, title or f"gpuxray check — {snap.origin}")
+        return
     render_text.print_findings(out_console(), findings, title=title)
 
 
 @click.command("check")
 @source_options
-@output_option()
+@output_option(("text", "json", "markdown", "html"))
 @fail_on_option
 @click.option("--code", "codes", multiple=True, help="Only these codes or prefixes (GX5, GX501).")
-def command(output: str, fail_on: str, codes: tuple[str, ...], **kw: Any) -> int:
+@click.option("--namespace", "-n", default=None,
+              help="Only namespaced findings of this namespace (node and cluster findings stay).")
+@click.option("--all-namespaces", "-A", is_flag=True, default=False,
+              help="Findings of every namespace (the default; overrides -n).")
+def command(output: str, fail_on: str, codes: tuple[str, ...], namespace: str | None,
+            all_namespaces: bool, **kw: Any) -> int:
     """Run every check and report findings by layer and subject."""
     opts = source_from_kwargs(kw)
     with open_snapshot(opts) as snap:
         findings = run_all(snap, codes or None)
+        if namespace and not all_namespaces:
+            findings = [f for f in findings if f.subject.namespace in (None, namespace)]
         emit_findings(findings, output, snap, title=f"gpuxray check — {snap.origin}")
     return exit_code(findings, severity(fail_on))

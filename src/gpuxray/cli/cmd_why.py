@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from gpuxray.checks.engine import exit_code
+from gpuxray.cli import reports
 from gpuxray.cli.common import (
     fail_on_option,
     open_snapshot,
@@ -25,7 +26,7 @@ from gpuxray.render import text as render_text
 @click.argument("target")
 @click.option("--namespace", "-n", default=None, help="Namespace when TARGET is a bare name.")
 @source_options
-@output_option()
+@output_option(("text", "json", "markdown", "html"))
 @fail_on_option
 def command(target: str, namespace: str | None, output: str, fail_on: str, **kw: Any) -> int:
     """Why does this pod get no GPU? TARGET is NS/POD, POD with -n, or deploy|job|sts/NAME."""
@@ -36,6 +37,8 @@ def command(target: str, namespace: str | None, output: str, fail_on: str, **kw:
         if output == "json":
             click.echo(render_json.render(findings, {"source": snap.origin, **d.as_json()}),
                        nl=False)
+        elif output in reports.DOCUMENT_OUTPUTS:
+            reports.emit_diagnosis(d, output, snap)
         else:
             render_text.print_diagnosis(out_console(), d)
     return exit_code(findings, severity(fail_on))

@@ -23,7 +23,16 @@ COMMAND_MODULES = [
     "check",
     "why",
     "capacity",
+    "collect",
+    "serve",
     "demo",
+    "node",
+    "containerd",
+    "triage",
+    "explain",
+    "mig",
+    "exporter",
+    "completion",
 ]
 
 EXIT_INTERNAL = 4

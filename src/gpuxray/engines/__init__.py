@@ -1,1 +1,2 @@
-"""Domain engines: the real logic checks call (capacity, scheduling, containerd, MIG, signatures)."""
+"""Domain engines: the real logic checks call (capacity, scheduling, containerd, MIG,
+signatures)."""

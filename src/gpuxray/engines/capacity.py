@@ -13,14 +13,15 @@
 from __future__ import annotations
 
 import functools
+import weakref
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from gpuxray.engines.quantity import QuantityError, parse_quantity, safe_quantity
 from gpuxray.model.k8s import Container, Node, Pod
-from gpuxray.model.snapshot import Snapshot
+from gpuxray.model.snapshot import Input, Snapshot
 
 GPU_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-")
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
@@ -37,19 +38,28 @@ def is_terminal(pod: Pod) -> bool:
     return pod.status.phase in TERMINAL_PHASES
 
 
-def container_requests(c: Container) -> dict[str, Fraction]:
+@functools.lru_cache(maxsize=8192)
+def _qty(value: str | int | float) -> Fraction | None:
+    """Parsed quantity, cached: a fleet repeats the same few strings ("1", "4Gi") endlessly."""
+    try:
+        return parse_quantity(value)
+    except QuantityError:
+        return None
+
+
+ResourceFilter = Callable[[str], bool]
+
+
+def container_requests(c: Container, keep: ResourceFilter | None = None) -> dict[str, Fraction]:
     """Requests of one container, limits standing in where a request is absent."""
     out: dict[str, Fraction] = {}
-    for name, val in c.resources.limits.items():
-        try:
-            out[name] = parse_quantity(val)
-        except QuantityError:
-            continue
-    for name, val in c.resources.requests.items():
-        try:
-            out[name] = parse_quantity(val)
-        except QuantityError:
-            continue
+    for source in (c.resources.limits, c.resources.requests):
+        for name, val in source.items():
+            if keep is not None and not keep(name):
+                continue
+            q = _qty(val)
+            if q is not None:
+                out[name] = q
     return out
 
 
@@ -58,15 +68,18 @@ def _add(into: dict[str, Fraction], other: dict[str, Fraction]) -> None:
         into[k] = into.get(k, Fraction(0)) + v
 
 
-def pod_requests(pod: Pod) -> dict[str, Fraction]:
-    """The pod's effective request per resource, as the scheduler computes it."""
+def pod_requests(pod: Pod, keep: ResourceFilter | None = None) -> dict[str, Fraction]:
+    """The pod's effective request per resource, as the scheduler computes it.
+
+    ``keep`` limits the work to some resource names (the GPU ones on the hot path).
+    """
     app: dict[str, Fraction] = {}
     for c in pod.spec.containers:
-        _add(app, container_requests(c))
+        _add(app, container_requests(c, keep))
     sidecars: dict[str, Fraction] = {}
     init_max: dict[str, Fraction] = {}
     for c in pod.spec.init_containers:
-        req = container_requests(c)
+        req = container_requests(c, keep)
         if c.restart_policy == "Always":
             _add(sidecars, req)
             # a sidecar's start also needs every earlier sidecar's resources
@@ -81,12 +94,27 @@ def pod_requests(pod: Pod) -> dict[str, Fraction]:
     for k, v in init_max.items():
         out[k] = max(out.get(k, Fraction(0)), v)
     for k, raw in pod.spec.overhead.items():
-        out[k] = out.get(k, Fraction(0)) + safe_quantity(raw)
+        if keep is None or keep(k):
+            out[k] = out.get(k, Fraction(0)) + (_qty(raw) or Fraction(0))
     return {k: v for k, v in out.items() if v != 0}
 
 
+def _mentions_gpu(pod: Pod) -> bool:
+    """Cheap pre-filter: does any container name a GPU resource at all?"""
+    for c in (*pod.spec.containers, *pod.spec.init_containers):
+        for k in c.resources.limits:
+            if k.startswith(GPU_PREFIXES):
+                return True
+        for k in c.resources.requests:
+            if k.startswith(GPU_PREFIXES):
+                return True
+    return any(k.startswith(GPU_PREFIXES) for k in pod.spec.overhead)
+
+
 def gpu_requests(pod: Pod) -> dict[str, int]:
-    return {k: int(v) for k, v in pod_requests(pod).items() if is_gpu_resource(k)}
+    if not _mentions_gpu(pod):
+        return {}
+    return {k: int(v) for k, v in pod_requests(pod, is_gpu_resource).items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +141,13 @@ class GpuRow:
     taints: tuple[str, ...]
     holders: list[Holder] = field(default_factory=list)
     name_present: bool = True
+    # where ``allocated`` comes from: bound pods, a ``kubectl describe node`` sum (must-gather),
+    # or nowhere — then it is unknown, never a silent 0
+    allocated_source: str = "pods"
+
+    @property
+    def allocated_known(self) -> bool:
+        return self.allocated_source != "unknown"
 
     @property
     def free(self) -> int:
@@ -181,41 +216,72 @@ class Accounting:
 
 @functools.lru_cache(maxsize=8)
 def accounting(snap: Snapshot) -> Accounting:
+    """GPU requests of every non-terminal bound pod, per node: one pass over the pods.
+
+    Other resources (cpu, memory) are only needed for a few candidate nodes, so
+    :func:`node_requested` computes them lazily per node instead of for the whole fleet.
+    """
     allocated: dict[str, dict[str, Fraction]] = defaultdict(dict)
     holders: dict[tuple[str, str], list[Holder]] = defaultdict(list)
     for pod in snap.pods:
         node = pod.spec.node_name
-        if not node or is_terminal(pod):
+        if not node or is_terminal(pod) or not _mentions_gpu(pod):
             continue
-        req = pod_requests(pod)
+        req = pod_requests(pod, is_gpu_resource)
         bucket = allocated[node]
         for k, v in req.items():
             bucket[k] = bucket.get(k, Fraction(0)) + v
-            if is_gpu_resource(k):
-                holders[(node, k)].append(Holder(pod.metadata.namespace or "default",
-                                                 pod.metadata.name, int(v), pod.status.phase))
+            holders[(node, k)].append(Holder(pod.metadata.namespace or "default",
+                                             pod.metadata.name, int(v), pod.status.phase))
     return Accounting(dict(allocated), dict(holders))
+
+
+_REQUESTED: weakref.WeakKeyDictionary[Snapshot, dict[str, dict[str, Fraction]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def node_requested(snap: Snapshot, node: str) -> dict[str, Fraction]:
+    """Every resource requested by the non-terminal pods bound to ``node`` (scheduler's view)."""
+    per_node = _REQUESTED.setdefault(snap, {})
+    cached = per_node.get(node)
+    if cached is not None:
+        return cached
+    total: dict[str, Fraction] = {}
+    for pod in snap.pods_by_node.get(node, []):
+        if not is_terminal(pod):
+            _add(total, pod_requests(pod))
+    per_node[node] = total
+    return total
 
 
 def node_rows(snap: Snapshot, node: Node) -> list[GpuRow]:
     acct = accounting(snap)
     name = node.metadata.name
     labels = node.metadata.labels
+    pods_known = snap.has(Input.PODS)
+    described = node.status.described_allocated
     rows = []
     for res in gpu_resource_names(node):
         base = label_base(res)
+        if pods_known:
+            allocated, source = int(acct.allocated.get(name, {}).get(res, Fraction(0))), "pods"
+        elif res in described:
+            allocated, source = int(safe_quantity(described[res])), "describe"
+        else:
+            allocated, source = 0, "unknown"
         rows.append(GpuRow(
             node=name,
             resource=res,
             capacity=int(safe_quantity(node.status.capacity.get(res))),
             allocatable=int(safe_quantity(node.status.allocatable.get(res))),
-            allocated=int(acct.allocated.get(name, {}).get(res, Fraction(0))),
+            allocated=allocated,
             sharing=sharing_mode(node, res),
             physical_gpus=_label_int(labels, f"{base}.count"),
             replicas=_label_int(labels, f"{base}.replicas"),
             schedulable=node_schedulable(node),
             taints=tuple(str(t) for t in node.spec.taints),
             holders=sorted(acct.holders.get((name, res), []), key=lambda h: (h.namespace, h.pod)),
+            allocated_source=source,
         ))
     return rows
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from gpuxray.engines.capacity import accounting, is_gpu_resource, pod_requests
+from gpuxray.engines.capacity import accounting, is_gpu_resource, node_requested, pod_requests
 from gpuxray.engines.quantity import safe_quantity
 from gpuxray.model.k8s import Node, NodeSelectorRequirement, Pod, Taint, Toleration
 from gpuxray.model.snapshot import Snapshot
@@ -139,7 +139,10 @@ class ResourceFit:
 
 
 def resource_fit(snap: Snapshot, node: Node, resource: str, requested: Fraction) -> ResourceFit:
-    used = accounting(snap).allocated.get(node.metadata.name, {}).get(resource, Fraction(0))
+    if is_gpu_resource(resource):
+        used = accounting(snap).allocated.get(node.metadata.name, {}).get(resource, Fraction(0))
+    else:
+        used = node_requested(snap, node.metadata.name).get(resource, Fraction(0))
     present = resource in node.status.capacity or resource in node.status.allocatable
     return ResourceFit(resource, requested, safe_quantity(node.status.allocatable.get(resource)),
                        safe_quantity(node.status.capacity.get(resource)), used, present)

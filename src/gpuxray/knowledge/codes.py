@@ -98,7 +98,8 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
     _c("GX302", "operand-init-blocked", E, "§1, §3, §4",
        "An operand pod waits in an init container for an earlier stage "
        "(driver → toolkit → plugin).",
-       "{pod} waits in init container {init!r}: stage {stage} not ready",
+       "{pod} waits in init container {init!r} on {node}: stage {stage} not ready; upstream: "
+       "{upstream}",
        "Fix the earlier stage named here; later operands start by themselves once its "
        "validation file appears."),
     _c("GX303", "no-gpu-requested", W, "§4, §9",
@@ -145,7 +146,7 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "Read the driver pod logs on the node, fix the cause, then relabel the node to retry."),
     _c("GX405", "fabric-manager-missing", E, "§3",
        "An NVSwitch system whose Fabric Manager is absent, stopped or version-mismatched.",
-       "{node}: {cause}",
+       "{node}: NVSwitch system, Fabric Manager {cause} ({detail})",
        "Install and start nvidia-fabricmanager at exactly the driver's version."),
     _c("GX406", "dcgm-exporter-failing", W, "§1, §3",
        "The DCGM exporter crash-loops.",
@@ -188,7 +189,7 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
     # 5xx node
     _c("GX501", "containerd-dropin-overwrote-cri", E, "§5",
        "A later config file replaced a plugin section wholesale and settings were lost.",
-       "{node}: {culprit} replaced {plugin}; lost {lost}",
+       "{node}: {culprit} {how} {plugin}; lost {lost}",
        "Copy the whole plugin section into the drop-in or move its settings into one file; on "
        "containerd 2.x sections deep-merge."),
     _c("GX502", "containerd-config-not-applied", W, "§5",
@@ -197,19 +198,22 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "Restart containerd so it reads the current files (it does not hot-reload)."),
     _c("GX503", "containerd-restart-policy", W, "§5",
        "The containerd unit lacks Restart=always.",
-       "{node}: containerd Restart={restart}",
+       "{node}: containerd.service has Restart={restart}, not always",
        "Set Restart=always in a systemd drop-in for containerd.service."),
     _c("GX504", "containerd-restarts", W, "§5",
        "The journal shows containerd restarts.",
-       "{node}: {count} containerd restart(s)",
+       "{node}: containerd restarted {count} time(s), {sighup} by SIGHUP, {not_restarted} "
+       "left down ({first} … {last})",
        "Correlate with toolkit restarts (it signals containerd) and config changes."),
     _c("GX505", "xid-errors", W, "§3; facts §8",
        "Xid events in the kernel log.",
-       "{node}: Xid {xid} ({meaning}) ×{count}",
-       "Critical Xids make the device plugin mark the GPU unhealthy until it restarts."),
+       "{node}: Xid {xid} {mnemonic} ({meaning}) ×{count} on {where}; device plugin: {plugin}",
+       "Critical Xids: the device plugin keeps the GPU unhealthy until the plugin pod restarts; "
+       "drain the node, act per NVIDIA's Xid catalog (reset, reboot or replace the GPU), then "
+       "restart the plugin pod. Application Xids (13, 31, 43, 45, 68, 109): fix the workload."),
     _c("GX506", "nouveau-loaded", E, "§3",
        "The nouveau module is loaded on a GPU node.",
-       "{node}: nouveau loaded",
+       "{node}: nouveau is loaded or bound to the GPU (seen in {seen_in})",
        "Blacklist nouveau and rebuild the initramfs; reboot."),
     _c("GX507", "secure-boot-unsigned", E, "§3",
        "Secure Boot is on and the NVIDIA module is rejected as unsigned.",
@@ -226,19 +230,26 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
     # 6xx capacity
     _c("GX601", "idle-but-allocated", W, "§6",
        "A GPU is allocated to a pod but idle while holding framebuffer.",
-       "{pod} holds {gpu} on {node}: util {util}% , framebuffer {fb_mib} MiB",
+       "{pod} holds {gpu} on {node} idle: util {util}% (max {util_max}%), framebuffer "
+       "{fb_mib} MiB ({basis}; idle = util ≤ {idle_util_pct}% with ≥ {idle_fb_mib} MiB held)",
        "Reclaim or right-size the workload; idle is not free."),
     _c("GX602", "shared-without-isolation", I, "§6",
        "Time-slicing/MPS multiplies the advertisement without memory isolation.",
-       "{node}: {detail}",
-       "Set failRequestsGreaterThanOne and treat shared GPUs as best effort."),
+       "{node}: {resource} is shared by {strategy}: capacity {capacity} = {physical_gpus} "
+       "GPU(s) × {replicas} replicas; guaranteed memory per replica {guaranteed_mib} MiB "
+       "(average {avg_mib_per_replica} MiB is arithmetic only); failRequestsGreaterThanOne "
+       "{fail_requests_gt_one}; pods holding more than one replica: {pods_over_one}",
+       "Set failRequestsGreaterThanOne: true and treat shared GPUs as best effort (no memory "
+       "or fault isolation); use MIG where isolation matters."),
     _c("GX603", "mig-layout-waste", I, "§6",
        "A MIG layout leaves memory or compute slices unusable.",
-       "{node}: {detail}",
-       "Choose a layout that uses all slices (`gpuxray mig`)."),
+       "{node}: MIG layout {config} on {gpus} × {model} leaves {unused_mem_slices} memory "
+       "slice(s) (≈{unused_gb} GB) and {unused_compute_slices} compute slice(s) unusable",
+       "Choose a layout that uses all slices (`gpuxray mig --model MODEL --layout …`)."),
     _c("GX604", "advertised-below-physical", W, "§6",
        "Advertised GPUs are fewer than physical GPUs × replicas.",
-       "{node}: {resource} capacity {capacity} < physical {physical} × replicas {replicas}",
+       "{node}: {resource} capacity {capacity} < {physical} physical × {replicas} replicas "
+       "= {expected} ({missing} missing)",
        "Devices are lost or unhealthy: check Xid errors and the device-plugin logs."),
 )}
 

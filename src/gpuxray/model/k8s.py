@@ -165,9 +165,18 @@ class Condition(_K):
     last_heartbeat_time: str | None = None
 
 
+class PodCondition(_K):
+    """A pod condition without timestamps: a fleet has ~4 per pod and only the words matter."""
+
+    type: str = ""
+    status: str = ""
+    reason: str = ""
+    message: str = ""
+
+
 class PodStatus(_K):
     phase: str = "Pending"
-    conditions: list[Condition] = []
+    conditions: list[PodCondition] = []
     container_statuses: list[ContainerStatus] = []
     init_container_statuses: list[ContainerStatus] = []
     nominated_node_name: str = ""
@@ -202,6 +211,9 @@ class NodeStatus(_K):
     allocatable: dict[str, str | int | float] = {}
     conditions: list[Condition] = []
     node_info: NodeSystemInfo = msgspec.field(default_factory=NodeSystemInfo)
+    # Not a Kubernetes field: the requests under "Allocated resources" of `kubectl describe
+    # node`, kept by text sources (must-gather) that lack the pods; empty when read from the API.
+    described_allocated: dict[str, str | int | float] = {}
 
 
 class Node(_K):

@@ -29,6 +29,17 @@ class IdlePolicy:
 
 
 @dataclass(frozen=True, slots=True)
+class RawSample:
+    """One value of one labelled series: ``stat`` is ``value`` (a scrape), ``avg`` or ``max``
+    (a server's ``avg_over_time``/``max_over_time`` over the window)."""
+
+    metric: str
+    stat: str
+    labels: Mapping[str, str]
+    value: float
+
+
+@dataclass(frozen=True, slots=True)
 class GpuSeries:
     """One GPU (or MIG instance) as dcgm-exporter labels it, with the values observed.
 

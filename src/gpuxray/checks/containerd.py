@@ -1,0 +1,315 @@
+"""containerd config checks over every bundle node (seed §5, facts.md §1, §2):
+
+- GX501: a later file replaced (1.x) or made containerd ignore (2.x mixed versions) a plugin
+  section, and settings of earlier files were lost — the ``nvidia`` runtime above all.
+- GX509: a config file containerd cannot load, or a version/plugin key it refuses.
+- GX502: the files changed after the daemon started, or the running daemon's handlers differ
+  from what the files give (containerd does not hot-reload, facts.md §1.4).
+- GX301: a GPU node without the ``nvidia`` runtime handler — from the node's effective config,
+  or from ``no runtime for "nvidia" is configured`` events.
+
+The merge logic lives in :mod:`gpuxray.engines.containerd`; these functions only turn its
+result into findings. :func:`analysis_findings` is shared with ``gpuxray containerd``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from gpuxray.checks.registry import check
+from gpuxray.engines.capacity import is_gpu_node
+from gpuxray.engines.containerd import Analysis, LostKey, analyse_host
+from gpuxray.engines.containerd.host import has_config
+from gpuxray.engines.containerd.merge import dig
+from gpuxray.model.factory import fail, unknown
+from gpuxray.model.finding import Evidence, Finding, Severity, Subject
+from gpuxray.model.snapshot import HostFacts, Input, Snapshot
+from gpuxray.sources.parsers.stat import parse_stat
+from gpuxray.sources.parsers.systemctl import parse_systemctl_show, parse_timestamp
+
+NVIDIA = "nvidia"
+CONFIG_INPUT = "files/etc/containerd/config.toml"
+HOW = {"replaced": "replaced", "ignored-version": "made containerd ignore earlier settings of",
+       "migration-overwrote": "made the v2->v3 migration overwrite"}
+MAX_KEYS_SHOWN = 8
+
+
+def node_subject(name: str) -> Subject:
+    return Subject("Node", name)
+
+
+def _runtime_hint(snap: Snapshot, node: str) -> str | None:
+    n = snap.node_by_name.get(node)
+    v = n.status.node_info.container_runtime_version if n is not None else ""
+    return v or None
+
+
+def host_analysis(snap: Snapshot, host: HostFacts) -> Analysis:
+    return analyse_host(host, _runtime_hint(snap, host.node))
+
+
+def version_evidence(a: Analysis) -> Evidence:
+    rv = a.version
+    if rv.assumed:
+        return Evidence("assumed", f"containerd version unknown; simulated as {rv.text} "
+                                   f"({rv.line} merge rules)")
+    return Evidence(rv.source, f"containerd {rv.text} ({rv.line} merge rules)")
+
+
+def _short(v: Any) -> str:
+    text = json.dumps(v, default=str) if not isinstance(v, str) else repr(v)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# ----- GX501 / GX509 from one analysis (also used by the CLI) --------------------------------
+def lost_findings(a: Analysis, subject: Subject) -> Iterator[Finding]:
+    by_culprit: dict[str, list[LostKey]] = {}
+    for k in a.lost:
+        by_culprit.setdefault(k.culprit, []).append(k)
+    for culprit, keys in by_culprit.items():
+        plugins = sorted({k.section for k in keys})
+        runtimes = sorted({k.key.split(".")[2] for k in keys
+                           if k.key.startswith("containerd.runtimes.")
+                           and len(k.key.split(".")) > 2
+                           and k.key.split(".")[2] not in a.runtimes})
+        nvidia_lost = any(r.startswith(NVIDIA) for r in runtimes)
+        ev = [Evidence(a.source_of(culprit),
+                       f"last file to write {', '.join(plugins)}"
+                       f" (config version {a.config_version} after merge)")]
+        for f in sorted({k.file for k in keys}, key=lambda p: [x.path for x in a.files].index(p)
+                        if p in [x.path for x in a.files] else 0):
+            mine = [k for k in keys if k.file == f]
+            shown = "; ".join(f"{k.key} = {_short(k.value)}" for k in mine[:MAX_KEYS_SHOWN])
+            more = f" (+{len(mine) - MAX_KEYS_SHOWN} more)" if len(mine) > MAX_KEYS_SHOWN else ""
+            ev.append(Evidence(a.source_of(f), f"set {shown}{more}"))
+        ev.append(Evidence(a.source_of(culprit), f"effective runtimes: {a.runtimes or 'none'}"))
+        ev.append(version_evidence(a))
+        lost_keys = list(dict.fromkeys(f"{k.section}.{k.key}" for k in keys))
+        yield fail("GX501", subject, ev,
+                   severity=Severity.ERROR if nvidia_lost else Severity.WARNING,
+                   node=subject.name, culprit=culprit, plugin=", ".join(plugins),
+                   how=HOW.get(keys[0].reason, keys[0].reason),
+                   lost=_lost_text(keys, runtimes),
+                   lost_keys=lost_keys, lost_runtimes=runtimes, reason=keys[0].reason,
+                   containerd_version=a.version.text)
+
+
+def _lost_text(keys: list[LostKey], runtimes: list[str]) -> str:
+    """Lost runtimes first (what breaks pods), then the other settings, each named once."""
+    rt_prefixes = tuple(f"containerd.runtimes.{r}." for r in runtimes)
+    others = list(dict.fromkeys(k.key for k in keys
+                                if not (k.key + ".").startswith(rt_prefixes)))
+    parts = [f"runtime(s) {', '.join(runtimes)}"] if runtimes else []
+    if others:
+        more = f" (+{len(others) - MAX_KEYS_SHOWN} more)" if len(others) > MAX_KEYS_SHOWN else ""
+        parts.append(", ".join(others[:MAX_KEYS_SHOWN]) + more)
+    return "; ".join(parts)
+
+
+def problem_findings(a: Analysis, subject: Subject) -> Iterator[Finding]:
+    for p in a.problems:
+        yield fail("GX509", subject, [Evidence(p.source, p.detail), version_evidence(a)],
+                   severity=Severity.ERROR if p.fatal else Severity.WARNING,
+                   node=subject.name, detail=f"{p.path}: {p.detail}", kind=p.kind.value,
+                   file=p.path, fatal=p.fatal, containerd_version=a.version.text)
+
+
+def analysis_findings(a: Analysis, subject: Subject) -> list[Finding]:
+    return [*problem_findings(a, subject), *lost_findings(a, subject)]
+
+
+def _no_config(host: HostFacts, code: str) -> Finding:
+    return unknown(code, node_subject(host.node),
+                   host.source("files", "etc/containerd/config.toml"), "not in the bundle")
+
+
+@check("GX501", needs=(Input.HOSTS,))
+def dropin_overwrote_cri(snap: Snapshot) -> Iterator[Finding]:
+    """Seed §5: a 3-line registry drop-in replaced the whole CRI section on 1.7 and the nvidia
+    runtime vanished; facts.md §1.1 (1.x replaces per plugin key), §1.2 (2.x mixed versions)."""
+    for host in snap.hosts.values():
+        if not has_config(host):
+            yield _no_config(host, "GX501")
+            continue
+        a = host_analysis(snap, host)
+        yield from lost_findings(a, node_subject(host.node))
+
+
+@check("GX509", needs=(Input.HOSTS,))
+def config_invalid(snap: Snapshot) -> Iterator[Finding]:
+    """facts.md §1.1/§1.3: a missing literal import, malformed TOML, a refused version or a bad
+    plugin key stops containerd; a default runtime without a runtime stops the CRI plugin."""
+    for host in snap.hosts.values():
+        if not has_config(host):
+            yield _no_config(host, "GX509")
+            continue
+        yield from problem_findings(host_analysis(snap, host), node_subject(host.node))
+
+
+# ----- GX502 ----------------------------------------------------------------------------------
+STAT_CMD = "stat-containerd-config.txt"
+SYSTEMCTL_CMD = "systemctl-show-containerd.txt"
+CRICTL_CMD = "crictl-info.json"
+DUMP_CMD = "containerd-config-dump.toml"
+
+
+def _started(host: HostFacts) -> tuple[datetime | None, str]:
+    props = parse_systemctl_show(host.cmds.get(SYSTEMCTL_CMD, ""))
+    for key in ("ActiveEnterTimestamp", "ExecMainStartTimestamp"):
+        ts = parse_timestamp(props.get(key, ""))
+        if ts is not None:
+            return ts, f"{key}={props[key]}"
+    return None, ""
+
+
+def crictl_runtimes(text: str) -> list[str] | None:
+    """``crictl info``: the running CRI plugin's config, ``config.containerd.runtimes``."""
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    rts = dig(doc, "config", "containerd", "runtimes")
+    return sorted(rts) if isinstance(rts, dict) else None
+
+
+def dump_runtimes(text: str) -> list[str] | None:
+    """``containerd config dump``: v2 (1.x) or v3/v4 (2.x) layout."""
+    try:
+        doc = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return None
+    for plugin in ("io.containerd.cri.v1.runtime", "io.containerd.grpc.v1.cri"):
+        rts = dig(doc, "plugins", plugin, "containerd", "runtimes")
+        if isinstance(rts, dict):
+            return sorted(rts)
+    return None
+
+
+@check("GX502", needs=(Input.HOSTS,))
+def config_not_applied(snap: Snapshot) -> Iterator[Finding]:
+    """facts.md §1.4: containerd never reloads its config; the toolkit's SIGHUP restart is what
+    applies it. Files newer than the daemon's start, or a running handler set that differs from
+    the files, mean the node runs something else than its files say (seed §5)."""
+    for host in snap.hosts.values():
+        subj = node_subject(host.node)
+        ev: list[Evidence] = []
+        details: list[str] = []
+        decided = False
+        started, started_text = _started(host)
+        stat_text = host.cmds.get(STAT_CMD)
+        if started is not None and stat_text is not None:
+            decided = True
+            for ft in parse_stat(stat_text):
+                if ft.mtime > started.timestamp():
+                    when = datetime.fromtimestamp(ft.mtime, UTC).isoformat()
+                    details.append(f"{ft.path} changed after containerd started")
+                    ev.append(Evidence(host.source("cmd", STAT_CMD),
+                                       f"{ft.path} modified {when}"))
+            if details:
+                ev.append(Evidence(host.source("cmd", SYSTEMCTL_CMD), started_text))
+        a = host_analysis(snap, host) if has_config(host) else None
+        usable = a is not None and a.complete and not a.fatal
+        for cmd, parse, what in ((CRICTL_CMD, crictl_runtimes, "running daemon (crictl info)"),
+                                 (DUMP_CMD, dump_runtimes, "containerd config dump")):
+            text = host.cmds.get(cmd)
+            if text is None or a is None or not usable:
+                continue
+            got = parse(text)
+            if got is None:
+                continue
+            decided = True
+            if set(got) != set(a.runtimes):
+                details.append(f"{what} has runtimes {got}, the files give {a.runtimes}")
+                ev.append(Evidence(host.source("cmd", cmd), f"runtimes: {got}"))
+        if details:
+            if a is not None:
+                ev.append(Evidence(a.source_of(a.root), f"files give runtimes {a.runtimes}"))
+            yield fail("GX502", subj, ev, node=host.node, detail="; ".join(details),
+                       changes=details)
+        elif not decided:
+            yield unknown("GX502", subj, host.source("cmd", SYSTEMCTL_CMD),
+                          f"with {STAT_CMD}, or {CRICTL_CMD} with the config files, not in the "
+                          "bundle")
+
+
+# ----- GX301 ----------------------------------------------------------------------------------
+NO_RUNTIME = re.compile(r'no runtime for "(?P<handler>[^"]+)" is configured')
+
+
+def _wanted_handler(snap: Snapshot) -> tuple[str, bool, str]:
+    """(handler name, toolkit evidently in use, why). facts.md §5.4: the operator creates
+    RuntimeClass ``nvidia`` (handler = name) and puts operands on it."""
+    rc = snap.runtimeclass_by_name.get(NVIDIA)
+    if rc is not None:
+        return rc.handler or NVIDIA, True, f"RuntimeClass nvidia (handler {rc.handler!r})"
+    users = [p for p in snap.pods if p.spec.runtime_class_name == NVIDIA]
+    if users:
+        p = users[0]
+        return NVIDIA, True, (f"pod {p.metadata.namespace}/{p.metadata.name} uses "
+                              "runtimeClassName nvidia")
+    return NVIDIA, False, "no RuntimeClass nvidia and no pod using it in the snapshot"
+
+
+def _running_on_nvidia(snap: Snapshot, node: str, handler: str) -> bool:
+    rcs = {r.metadata.name for r in snap.runtimeclasses if r.handler == handler} | {handler}
+    return any(p.spec.runtime_class_name in rcs and p.status.phase == "Running"
+               for p in snap.pods_by_node.get(node, []))
+
+
+@check("GX301")
+def runtime_handler_missing(snap: Snapshot) -> Iterator[Finding]:
+    """Seed §2 gate 2 and §5: without the ``nvidia`` handler, operands (runtimeClassName nvidia,
+    facts.md §5.4) cannot start, so the device plugin never advertises GPUs."""
+    handler, in_use, why = _wanted_handler(snap)
+    # event side: node -> evidence
+    from_events: dict[str, list[Evidence]] = {}
+    for e in snap.events:
+        m = NO_RUNTIME.search(e.message)
+        if not m:
+            continue
+        io = e.involved_object
+        pod = snap.pod_by_key.get((io.namespace or "default", io.name)) if io.kind == "Pod" \
+            else None
+        node = (pod.spec.node_name if pod is not None else "") or e.source.host
+        if not node:
+            continue
+        from_events.setdefault(node, []).append(snap.ev(
+            Input.EVENTS, f"{io.kind} {io.namespace}/{io.name}: {e.reason}: {e.message}"))
+    gpu_nodes = [n.metadata.name for n in snap.nodes if is_gpu_node(n)]
+    names = list(dict.fromkeys([*gpu_nodes, *from_events,
+                                *(h for h in snap.hosts if not snap.has(Input.NODES))]))
+    for node in names:
+        subj = node_subject(node)
+        events = from_events.get(node, [])
+        host = snap.hosts.get(node)
+        a = host_analysis(snap, host) if host is not None and has_config(host) else None
+        files_ok = a is not None and a.complete and not a.fatal
+        files_missing = a is not None and files_ok and handler not in a.runtimes
+        if events or files_missing:
+            ev = list(events)
+            if a is not None:
+                ev.append(Evidence(a.source_of(a.root),
+                                   f"effective runtimes from {len(a.files)} file(s): "
+                                   f"{a.runtimes or 'none'}"))
+                ev.append(version_evidence(a))
+                ev += [Evidence(a.source_of(u), "exists but no loaded config imports it: "
+                                                "never read") for u in a.unimported]
+            if not in_use and not events:
+                ev.append(Evidence(snap.source(Input.RUNTIMECLASSES),
+                                   f"toolkit use not evident: {why}"))
+            sev = Severity.ERROR if (in_use or events) else Severity.WARNING
+            yield fail("GX301", subj, ev, severity=sev, node=node, handler=handler,
+                       from_events=bool(events), from_files=files_missing,
+                       toolkit_in_use=in_use, runtimes=a.runtimes if a is not None else None)
+            continue
+        if files_ok or _running_on_nvidia(snap, node, handler):
+            continue  # the files give the handler, or pods run on it
+        if node in gpu_nodes and (in_use or not snap.has(Input.RUNTIMECLASSES)):
+            yield unknown("GX301", subj, f"nodes/{node}/{CONFIG_INPUT}",
+                          "not in the bundle (or not loadable), no handler event, and no pod on "
+                          "runtimeClassName nvidia running on the node")

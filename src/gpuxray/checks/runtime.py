@@ -1,0 +1,255 @@
+"""Gate 2 — runtime checks for pods already bound to a node (seed §2 gate 2, §4; CODES.md 3xx).
+
+GX301 (handler missing) and GX307 live with the containerd engine; here: operands waiting in Init
+(GX302), containers that never asked for a GPU (GX303), and the NVML / CDI / device-access
+failures that pod events, container statuses and logs carry (GX304–GX306).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from gpuxray.checks.registry import check
+from gpuxray.engines.capacity import is_gpu_node, is_gpu_resource, is_terminal
+from gpuxray.engines.operator import (
+    blocked_init,
+    operand_of_pod,
+    operand_pod_on,
+    pod_matches,
+    pod_state,
+    policy,
+)
+from gpuxray.engines.podtext import PodMatch, log_tail
+from gpuxray.engines.signatures import default_matcher
+from gpuxray.knowledge import clusterpolicy as cpk
+from gpuxray.knowledge.operands import STAGES, stage_of
+from gpuxray.knowledge.signatures import CAUSE_BY_ID
+from gpuxray.model.factory import fail
+from gpuxray.model.finding import Evidence, Finding, Subject
+from gpuxray.model.k8s import Container, Pod
+from gpuxray.model.snapshot import Input, Snapshot
+
+MAX_EVIDENCE = 6
+# Images that only make sense with a GPU (CUDA base images, NGC frameworks).
+_GPU_IMAGE = re.compile(r"(?:^|/)(?:cuda|pytorch|tensorflow|tritonserver|nemo|cuda-sample|"
+                        r"dcgm|nvidia-smi)(?:[:@/-]|$)|nvcr\.io/nvidia/", re.IGNORECASE)
+_VISIBLE_OFF = {"", "void", "none"}
+
+
+def pod_subject(pod: Pod) -> Subject:
+    return Subject("Pod", pod.metadata.name, pod.metadata.namespace or "default")
+
+
+def _matches_for(snap: Snapshot, pod: Pod, code: str) -> list[PodMatch]:
+    ms = pod_matches(snap).get((pod.metadata.namespace or "default", pod.metadata.name), [])
+    return [m for m in ms if CAUSE_BY_ID[m.match.signature.primary].code == code]
+
+
+def _dedup(ms: list[PodMatch]) -> list[Evidence]:
+    seen: dict[tuple[str, str], Evidence] = {}
+    for m in ms:
+        ev = m.evidence
+        seen.setdefault((ev.source, ev.detail), ev)
+    return list(seen.values())[:MAX_EVIDENCE]
+
+
+# ----- GX302 -----------------------------------------------------------------------------
+def upstream_evidence(snap: Snapshot, stage_name: str, node: str,
+                      depth: int = 0) -> tuple[str, list[Evidence]]:
+    """The earlier stage's pod on ``node``: its state and its telling log lines (seed §4).
+
+    When that pod is itself waiting in Init, follow the chain to the stage it waits for, so the
+    evidence ends at the first stage that is really broken (device plugin → toolkit → driver).
+    """
+    stage = STAGES[stage_name]
+    cp = policy(snap)
+    if stage_name == "driver" and cp is not None and not cpk.driver_enabled(cp):
+        evs = [Evidence(snap.source(Input.CLUSTERPOLICIES),
+                        "spec.driver.enabled=false: the host's driver is expected")]
+        host = snap.hosts.get(node)
+        if host is not None:
+            for name in ("dmesg.txt", "nvidia-smi.txt", "lsmod.txt"):
+                text = host.cmds.get(name) or host.cmd_errors.get(name)
+                if text:
+                    for m in default_matcher().scan_text(text)[:3]:
+                        evs.append(Evidence(host.source("cmd", name), m.line))
+        return "host driver", evs
+    if stage_name == "toolkit" and cp is not None and not cpk.component_enabled(cp, "toolkit"):
+        return "host container toolkit", [Evidence(
+            snap.source(Input.CLUSTERPOLICIES),
+            "spec.toolkit.enabled=false: the host must provide the nvidia runtime; the "
+            "validator writes toolkit-ready once injection works")]
+    if not stage.producer:
+        return stage.title, []
+    up = operand_pod_on(snap, stage.producer, node)
+    if up is None:
+        return f"no {stage.producer} pod on {node}", [
+            Evidence(snap.source(Input.PODS), f"no pod of {stage.producer} on node {node}")]
+    ns = up.metadata.namespace or "default"
+    evs = [Evidence(snap.source(Input.PODS), f"{up.metadata.name}: {pod_state(up)}")]
+    inner = blocked_init(up)
+    inner_stage = stage_of(inner.init) if inner else None
+    if inner_stage is not None and depth < 3 and inner_stage.name != stage_name:
+        deeper, more = upstream_evidence(snap, inner_stage.name, node, depth + 1)
+        return (f"{up.metadata.name} ({pod_state(up)}), itself waiting for "
+                f"{inner_stage.title}: {deeper}"), [*evs, *more]
+    ms = pod_matches(snap).get((ns, up.metadata.name), [])
+    if ms:
+        evs.extend(_dedup(ms)[:4])
+    else:
+        evs.extend(log_tail(snap, ns, up.metadata.name, n=3))
+    return f"{up.metadata.name} ({pod_state(up)})", evs
+
+
+@check("GX302", needs=(Input.PODS,))
+def operand_init_blocked(snap: Snapshot) -> Iterator[Finding]:
+    """Seed §1/§4: the operator orders operands only by init containers that wait for a
+    validation file; a pod stuck in Init names the stage that is not ready, and the reason is in
+    that earlier stage's pod on the same node (facts.md §5.1)."""
+    ns = snap.operator_namespace
+    for pod in snap.pods:
+        if (pod.metadata.namespace or "default") != ns or not pod.spec.node_name:
+            continue
+        op = operand_of_pod(pod)
+        if op is None:
+            continue
+        b = blocked_init(pod)
+        if b is None:
+            continue
+        stage = stage_of(b.init)
+        if stage is None:
+            continue
+        upstream, evs = upstream_evidence(snap, stage.name, pod.spec.node_name)
+        own = [Evidence(snap.source(Input.PODS),
+                        f"init container {b.init}: {b.state}"
+                        + (f" (waits for {stage.validation_file})"
+                           if stage.validation_file else ""))]
+        own += log_tail(snap, ns, pod.metadata.name, b.init, n=2)
+        yield fail("GX302", pod_subject(pod), [*own, *evs], pod=pod.metadata.name,
+                   init=b.init, stage=stage.title, stage_id=stage.name,
+                   node=pod.spec.node_name, upstream=upstream,
+                   validation_file=stage.validation_file or "")
+
+
+# ----- GX303 -----------------------------------------------------------------------------
+def _requests_gpu(c: Container) -> bool:
+    return any(is_gpu_resource(k) for k in (*c.resources.limits, *c.resources.requests))
+
+
+def no_gpu_problem(pod: Pod, c: Container, *, image_hint: bool = True) -> str | None:
+    """Why a container looks like a GPU workload that asked for no GPU, or None.
+
+    ``image_hint``: also count a CUDA/NGC image as intent. ``why`` asks about one pod, so the
+    hint helps there; fleet-wide ``check`` leaves it out, since CUDA images run CPU work too."""
+    pod_gpu = any(_requests_gpu(x) for x in (*pod.spec.containers, *pod.spec.init_containers))
+    if _requests_gpu(c):
+        return None
+    env = {e.name: (e.value or "") for e in c.env}
+    vis = env.get("NVIDIA_VISIBLE_DEVICES")
+    if vis is not None and vis.strip().lower() not in _VISIBLE_OFF:
+        privileged = bool(c.security_context and c.security_context.privileged)
+        how = ("privileged: it sees GPUs the scheduler never gave it" if privileged else
+               "unprivileged: the toolkit may ignore the variable "
+               "(accept-nvidia-visible-devices-envvar-when-unprivileged)")
+        return (f"sets NVIDIA_VISIBLE_DEVICES={vis} but requests no GPU in limits ({how})")
+    if pod_gpu:
+        return None
+    if image_hint and _GPU_IMAGE.search(c.image):
+        return f"runs GPU image {c.image} but requests no GPU in limits"
+    if any(k.startswith("nvidia.com/") for k in pod.metadata.annotations):
+        return "has nvidia.com/* annotations but requests no GPU in limits"
+    return None
+
+
+@check("GX303", needs=(Input.PODS,))
+def no_gpu_requested(snap: Snapshot) -> Iterator[Finding]:
+    """Seed §4 ("Running but nvidia-smi fails: limits missing"), §9: a GPU is only injected for
+    a container that asks for it in limits; NVIDIA_VISIBLE_DEVICES alone is not a request and
+    unprivileged containers may have it ignored (facts.md §2). Fleet-wide, only explicit intent
+    counts (the variable, ``nvidia.com/*`` annotations); ``why`` also reads the image."""
+    ns_op = snap.operator_namespace
+    for pod in snap.pods:
+        ns = pod.metadata.namespace or "default"
+        if ns == ns_op or ns == "kube-system" or is_terminal(pod) or not pod.spec.node_name:
+            continue
+        if pod.spec.runtime_class_name and operand_of_pod(pod) is not None:
+            continue
+        for c in pod.spec.containers:
+            problem = no_gpu_problem(pod, c, image_hint=False)
+            if not problem:
+                continue
+            yield fail("GX303", pod_subject(pod), [Evidence(
+                snap.source(Input.PODS),
+                f"{ns}/{pod.metadata.name} container {c.name} on {pod.spec.node_name}: limits "
+                f"{dict(c.resources.limits) or '{}'}")],
+                       container=c.name, problem=problem, node=pod.spec.node_name)
+
+
+# ----- GX304 / GX306 / GX305 -------------------------------------------------------------
+def _signature_check(snap: Snapshot, code: str) -> Iterator[Finding]:
+    for (ns, name), _ms in pod_matches(snap).items():
+        pod = snap.pod_by_key.get((ns, name))
+        if pod is None:
+            continue
+        ms = _matches_for(snap, pod, code)
+        if not ms:
+            continue
+        first = ms[0]
+        cause = CAUSE_BY_ID[first.match.signature.primary]
+        yield fail(code, pod_subject(pod), _dedup(ms), subject_desc=f"{ns}/{name}",
+                   line=first.match.line[:300], cause=cause.id, node=pod.spec.node_name,
+                   detail=f"{ns}/{name}: {first.match.line[:300]}")
+
+
+@check("GX304", needs=(Input.PODS,))
+def nvml_failure(snap: Snapshot) -> Iterator[Finding]:
+    """Seed §4: Running but nvidia-smi fails — ``Failed to initialize NVML`` (driver not
+    loaded) or ``Driver/library version mismatch`` (module upgraded under running user space)."""
+    yield from _signature_check(snap, "GX304")
+
+
+@check("GX306", needs=(Input.PODS,))
+def device_access_lost(snap: Snapshot) -> Iterator[Finding]:
+    """Seed §4 "device access lost": ``NVML: Unknown Error`` in a container that had the GPU —
+    a systemd daemon-reload rewrote the cgroup device rules under it."""
+    yield from _signature_check(snap, "GX306")
+
+
+def _cdi_spec_for_gpu(files: dict[str, str]) -> list[str]:
+    out = []
+    for path, text in files.items():
+        if (path.startswith(("etc/cdi/", "var/run/cdi/"))
+                and path.endswith((".yaml", ".yml", ".json"))
+                and re.search(r"kind\W+nvidia\.com/gpu", text)):
+            out.append(path)
+    return out
+
+
+@check("GX305", needs=(Input.PODS,))
+def cdi_unresolvable(snap: Snapshot) -> Iterator[Finding]:
+    """facts.md §5.5: since operator v25.10 CDI injects GPUs; a pod whose CDI names no spec on
+    the node resolves fails at create (``unresolvable CDI devices``). With host files collected
+    and CDI on, a GPU node with no ``nvidia.com/gpu`` CDI spec cannot start GPU pods."""
+    yield from _signature_check(snap, "GX305")
+    cp = policy(snap)
+    if cp is None or not cpk.cdi_enabled(cp) or not snap.has(Input.NODES):
+        return
+    for node in snap.nodes:
+        name = node.metadata.name
+        host = snap.hosts.get(name)
+        # only where the node's files were collected (its containerd config is there): a bundle
+        # without host files says nothing about /etc/cdi
+        if (host is None or "etc/containerd/config.toml" not in host.files
+                or not is_gpu_node(node)):
+            continue
+        if _cdi_spec_for_gpu(host.files):
+            continue
+        yield fail("GX305", Subject("Node", name), [
+            Evidence(host.source("files", "etc/cdi/"), "no CDI spec declaring kind nvidia.com/gpu"),
+            Evidence(host.source("files", "var/run/cdi/"),
+                     "no CDI spec declaring kind nvidia.com/gpu"),
+            Evidence(snap.source(Input.CLUSTERPOLICIES), "spec.cdi.enabled is on (default)")],
+                   node=name, subject_desc=name,
+                   detail=f"{name}: CDI is enabled but no CDI spec for nvidia.com/gpu was "
+                          "generated on the node")

@@ -1,0 +1,184 @@
+"""The operator's state as the checks need it: operand pods per node, who blocks whom, the
+ClusterPolicy in force, and whether a DaemonSet covers a node (selector, taints).
+
+Why an engine: GX302, GX401/402, GX403, GX410, GX411 and ``why`` all ask "which operand pod runs
+on this node and is it waiting on an earlier stage" (seed §1, §4; facts.md §5.1).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from dataclasses import dataclass
+
+from gpuxray.engines.podtext import PodMatch, scan_pod
+from gpuxray.knowledge.operands import BY_DAEMONSET, Operand, operand_for
+from gpuxray.model.k8s import ContainerStatus, CustomResource, DaemonSet, Node, Pod, Taint
+from gpuxray.model.snapshot import Snapshot
+
+BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
+
+
+def owner_daemonset(pod: Pod) -> str | None:
+    for ref in pod.metadata.owner_references:
+        if ref.kind == "DaemonSet":
+            return ref.name
+    return None
+
+
+def operand_of_pod(pod: Pod) -> Operand | None:
+    ds = owner_daemonset(pod)
+    if ds and ds in BY_DAEMONSET:
+        return BY_DAEMONSET[ds]
+    return operand_for(pod.metadata.name)
+
+
+@functools.lru_cache(maxsize=8)
+def operand_pods(snap: Snapshot) -> dict[tuple[str, str], Pod]:
+    """(daemonset, node) -> the operand pod there (the newest when several)."""
+    out: dict[tuple[str, str], Pod] = {}
+    ns = snap.operator_namespace
+    for pod in snap.pods:
+        if (pod.metadata.namespace or "default") != ns or not pod.spec.node_name:
+            continue
+        op = operand_of_pod(pod)
+        if op is None:
+            continue
+        key = (op.daemonset, pod.spec.node_name)
+        prev = out.get(key)
+        if prev is None or (pod.metadata.creation_timestamp or "") > (
+                prev.metadata.creation_timestamp or ""):
+            out[key] = pod
+    return out
+
+
+def operand_pod_on(snap: Snapshot, daemonset: str, node: str) -> Pod | None:
+    return operand_pods(snap).get((daemonset, node))
+
+
+@dataclass(frozen=True, slots=True)
+class Blocked:
+    init: str
+    state: str  # "running" (waiting for a file) or "waiting: <reason>"/"terminated: <reason>"
+
+
+def blocked_init(pod: Pod) -> Blocked | None:
+    """The first init container that has not completed, when the pod has not started."""
+    if pod.status.phase not in ("Pending", ""):
+        return None
+    statuses = {s.name: s for s in pod.status.init_container_statuses}
+    for c in pod.spec.init_containers:
+        if c.restart_policy == "Always":
+            continue
+        st = statuses.get(c.name)
+        if st is None:
+            return None
+        t = st.state.terminated
+        if t is not None and t.exit_code == 0:
+            continue
+        return Blocked(c.name, _state_word(st))
+    return None
+
+
+def _state_word(st: ContainerStatus) -> str:
+    if st.state.running is not None:
+        return "running"
+    if st.state.waiting is not None:
+        return f"waiting: {st.state.waiting.reason or 'unknown'}"
+    if st.state.terminated is not None:
+        return f"terminated: {st.state.terminated.reason or st.state.terminated.exit_code}"
+    return "no state"
+
+
+def pod_state(pod: Pod) -> str:
+    """One word for ``kubectl get pods`` STATUS: Init:1/2, CrashLoopBackOff, Running…"""
+    if pod.metadata.deletion_timestamp:
+        return "Terminating"
+    b = blocked_init(pod)
+    if b is not None:
+        done = [s for s in pod.status.init_container_statuses
+                if s.state.terminated and s.state.terminated.exit_code == 0]
+        if b.state.startswith("waiting: ") and b.state != "waiting: PodInitializing":
+            return "Init:" + b.state.split(": ", 1)[1]
+        return f"Init:{len(done)}/{len(pod.spec.init_containers)}"
+    for st in pod.status.container_statuses:
+        if st.state.waiting and st.state.waiting.reason:
+            return st.state.waiting.reason
+    return pod.status.phase or "Unknown"
+
+
+def pod_ready(pod: Pod) -> bool:
+    return (pod.status.phase == "Running" and bool(pod.status.container_statuses)
+            and all(s.ready for s in pod.status.container_statuses))
+
+
+def policy(snap: Snapshot) -> CustomResource | None:
+    """The ClusterPolicy in force: the first one not marked ``ignored`` (facts.md §5.3)."""
+    for cp in snap.clusterpolicies:
+        if cp.status.state != "ignored":
+            return cp
+    return snap.clusterpolicies[0] if snap.clusterpolicies else None
+
+
+def tolerates(tolerations: list[object], taint: Taint) -> bool:
+    from gpuxray.model.k8s import Toleration
+
+    for t in tolerations:
+        if not isinstance(t, Toleration):
+            continue
+        if t.effect and t.effect != taint.effect:
+            continue
+        if t.operator == "Exists":
+            if not t.key or t.key == taint.key:
+                return True
+            continue
+        if t.key == taint.key and (t.value or "") == (taint.value or ""):
+            return True
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """Why a DaemonSet does or does not place a pod on a node."""
+
+    selector_missing: tuple[tuple[str, str, str | None], ...]  # (key, wanted, actual)
+    untolerated: tuple[Taint, ...]
+
+    @property
+    def covered(self) -> bool:
+        return not self.selector_missing and not self.untolerated
+
+
+def coverage(ds: DaemonSet, node: Node) -> Coverage:
+    labels = node.metadata.labels
+    spec = ds.spec.template.spec
+    missing = tuple((k, v, labels.get(k)) for k, v in spec.node_selector.items()
+                    if labels.get(k) != v)
+    taints = tuple(t for t in node.spec.taints if t.effect in BLOCKING_EFFECTS
+                   and not tolerates(list(spec.tolerations), t))
+    return Coverage(missing, taints)
+
+
+@functools.lru_cache(maxsize=8)
+def pod_matches(snap: Snapshot) -> dict[tuple[str, str], list[PodMatch]]:
+    """Signature matches per bound pod, for pods that show any trouble or have logs collected.
+
+    A Running, ready pod without events or logs has nothing to scan, which keeps this linear
+    in what the bundle actually holds about failures.
+    """
+    have_logs = {(ns, p) for (ns, p, _c) in snap.logs}
+    have_events = {(ns, name) for (kind, ns, name), evs in snap.events_by_object.items()
+                   if kind == "Pod" and any(e.type != "Normal" for e in evs)}
+    out: dict[tuple[str, str], list[PodMatch]] = defaultdict(list)
+    for pod in snap.pods:
+        if not pod.spec.node_name:
+            continue  # gate 2 only concerns pods bound to a node (seed §4)
+        key = (pod.metadata.namespace or "default", pod.metadata.name)
+        troubled = pod.status.phase != "Succeeded" and (
+            not pod_ready(pod) or any(s.restart_count for s in pod.status.container_statuses))
+        if not (troubled or key in have_logs or key in have_events):
+            continue
+        ms = scan_pod(snap, pod)
+        if ms:
+            out[key] = ms
+    return dict(out)

@@ -1,0 +1,185 @@
+"""Matching text against the signature catalog, and ranking the causes it votes for.
+
+Compiled once; every line is cut to ``MAX_LINE`` characters and first tested against each
+signature's lower-case needle, so a scan is linear in the input and a pathological line cannot
+stall it. Ranking sums each cause's votes (a signature counts once per text, with a small bonus
+for repeats), so many copies of one generic line never outvote a single deciding line
+(knowledge/signatures.py; seed §8).
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from gpuxray.knowledge.signatures import (
+    CAUSE_BY_ID,
+    CAUSES,
+    DISTINGUISH,
+    SIGNATURES,
+    Cause,
+    Signature,
+)
+
+MAX_LINE = 4096
+SHORT_TEXT = 1 << 16
+MAX_MATCHED_LINES = 5
+REPEAT_BONUS = 0.25  # per extra matching line, up to MAX_REPEATS
+MAX_REPEATS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    signature: Signature
+    line: str
+    lineno: int
+    origin: str = ""
+
+
+@dataclass(slots=True)
+class CauseScore:
+    cause: Cause
+    score: float = 0.0
+    deciding: bool = False
+    matched: list[str] = field(default_factory=list)
+    signatures: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, object]:
+        return {"code": self.cause.code, "cause": self.cause.id, "title": self.cause.title,
+                "score": round(self.score, 2), "deciding": self.deciding,
+                "matched": list(self.matched), "signatures": list(self.signatures),
+                "collect": self.cause.collect}
+
+
+class Matcher:
+    def __init__(self, signatures: Iterable[Signature]) -> None:
+        self.signatures = tuple(signatures)
+        self._regex = {s.id: re.compile(s.pattern) for s in self.signatures}
+        by_needle: dict[str, list[Signature]] = {}
+        for s in self.signatures:
+            for n in s.needle.lower().split("|"):
+                if n:
+                    by_needle.setdefault(n, []).append(s)
+        self._by_needle = by_needle
+        # one pass over a line finds every needle in it; longest first so overlapping needles
+        # ("nvidia" inside "nvidia-container-cli") are all found via the per-needle check below
+        self._needles = re.compile("|".join(re.escape(n) for n in
+                                            sorted(by_needle, key=len, reverse=True)))
+        self._order = {s.id: i for i, s in enumerate(self.signatures)}
+
+    def match_line(self, line: str) -> list[Signature]:
+        text = line[:MAX_LINE]
+        low = text.lower()
+        if not self._needles.search(low):
+            return []
+        cands: dict[str, Signature] = {}
+        for needle, sigs in self._by_needle.items():
+            if needle in low:
+                for s in sigs:
+                    cands.setdefault(s.id, s)
+        found = [s for s in cands.values() if self._regex[s.id].search(low)]
+        found.sort(key=lambda s: self._order[s.id])
+        return found
+
+    def scan(self, lines: Iterable[str], origin: str = "") -> Iterator[Match]:
+        yield from self.scan_text("\n".join(ln.rstrip("\r\n") for ln in lines), origin)
+
+    def scan_text(self, text: str, origin: str = "") -> list[Match]:
+        """Every match in ``text``, by line. Needles are located over the whole lower-cased text
+        with ``str.find`` (C speed); only the lines holding a needle run its regexes."""
+        low = text.lower()
+        if len(low) < SHORT_TEXT and not self._needles.search(low):
+            return []  # one regex pass rejects most short texts (statuses, event messages)
+        if len(low) != len(text):  # a few Unicode characters change length when lower-cased
+            return [m for n, line in enumerate(text.split("\n"), 1)
+                    for m in (Match(sig, line[:MAX_LINE].strip(), n, origin)
+                              for sig in self.match_line(line))]
+        starts = [0]
+        pos = low.find("\n")
+        while pos >= 0:
+            starts.append(pos + 1)
+            pos = low.find("\n", pos + 1)
+        cands: dict[int, dict[str, Signature]] = {}
+        for needle, sigs in self._by_needle.items():
+            pos = low.find(needle)
+            while pos >= 0:
+                idx = bisect.bisect_right(starts, pos) - 1
+                if pos - starts[idx] < MAX_LINE:
+                    bucket = cands.setdefault(idx, {})
+                    for sg in sigs:
+                        bucket.setdefault(sg.id, sg)
+                nxt = starts[idx + 1] if idx + 1 < len(starts) else len(low)
+                pos = low.find(needle, nxt)
+        out: list[Match] = []
+        for idx in sorted(cands):
+            end = starts[idx + 1] - 1 if idx + 1 < len(starts) else len(text)
+            line = text[starts[idx]:end].rstrip("\r")
+            capped = line[:MAX_LINE]
+            capped_low = low[starts[idx]:starts[idx] + len(capped)]
+            found = sorted((sg for sg in cands[idx].values()
+                            if self._regex[sg.id].search(capped_low)),
+                           key=lambda sg: self._order[sg.id])
+            out.extend(Match(sg, capped.strip(), idx + 1, origin) for sg in found)
+        return out
+
+
+@functools.lru_cache(maxsize=1)
+def default_matcher() -> Matcher:
+    return Matcher(SIGNATURES)
+
+
+def codes_of(matches: Iterable[Match]) -> set[str]:
+    return {CAUSE_BY_ID[m.signature.primary].code for m in matches}
+
+
+def best_line_cause(sigs: list[Signature]) -> Cause | None:
+    """The cause a single line points to most strongly (deciding signatures first)."""
+    if not sigs:
+        return None
+    sig = max(sigs, key=lambda s: (s.deciding, max(w for _c, w in s.votes)))
+    return CAUSE_BY_ID[sig.primary]
+
+
+def rank(matches: Iterable[Match]) -> list[CauseScore]:
+    """Causes ordered by score; ties keep the catalog's order (CAUSES)."""
+    per_sig: dict[str, list[Match]] = {}
+    for m in matches:
+        per_sig.setdefault(m.signature.id, []).append(m)
+    scores: dict[str, CauseScore] = {}
+    for ms in per_sig.values():
+        sig = ms[0].signature
+        distinct = list(dict.fromkeys(m.line for m in ms))
+        factor = 1.0 + REPEAT_BONUS * min(len(distinct) - 1, MAX_REPEATS)
+        for cause_id, weight in sig.votes:
+            cs = scores.setdefault(cause_id, CauseScore(CAUSE_BY_ID[cause_id]))
+            cs.score += weight * factor
+            cs.deciding = cs.deciding or (sig.deciding and sig.primary == cause_id)
+            cs.signatures.append(sig.id)
+            for line in distinct:
+                if line not in cs.matched and len(cs.matched) < MAX_MATCHED_LINES:
+                    cs.matched.append(line)
+    order = {c.id: i for i, c in enumerate(CAUSES)}
+    return sorted(scores.values(), key=lambda c: (-round(c.score, 6), order[c.cause.id]))
+
+
+def collect_next(ranked: list[CauseScore]) -> str:
+    """What to collect to tell the top two causes apart (empty when fewer than two)."""
+    if len(ranked) < 2:
+        return ranked[0].cause.collect if ranked else ""
+    a, b = ranked[0].cause, ranked[1].cause
+    hint = DISTINGUISH.get(frozenset({a.id, b.id}))
+    if hint:
+        return hint
+    return f"{a.title}: {a.collect}; {b.title}: {b.collect}"
+
+
+def is_decided(ranked: list[CauseScore]) -> bool:
+    """The top cause is backed by a deciding line and clearly ahead of the next."""
+    if not ranked:
+        return False
+    if len(ranked) == 1:
+        return ranked[0].deciding
+    return ranked[0].deciding and ranked[0].score >= 1.5 * ranked[1].score

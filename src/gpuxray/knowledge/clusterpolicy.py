@@ -1,0 +1,100 @@
+"""ClusterPolicy status values and the spec switches the checks read.
+
+Why: ``status.state`` is the operator's one-word health, and its conditions name the states that
+are not ready (``ClusterPolicy is not ready, states not ready: [state-driver …]``); the spec decides
+which operands exist and whether the driver is a container or the host's (seed §1, §3;
+facts.md §5.3, §5.5).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from gpuxray.model.k8s import CustomResource
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyState:
+    value: str
+    healthy: bool
+    meaning: str
+
+
+STATES: dict[str, PolicyState] = {s.value: s for s in (
+    PolicyState("ready", True, "every enabled operand is ready"),
+    PolicyState("notReady", False, "at least one operand state is not ready"),
+    PolicyState("ignored", False, "a second ClusterPolicy: only the first one is reconciled"),
+    PolicyState("disabled", True, "the state is disabled"),
+)}
+
+# Condition reasons (internal/conditions/consts.go; facts.md §5.3)
+REASONS: dict[str, str] = {
+    "Reconciled": "all states reconciled",
+    "ReconcileFailed": "an error while reconciling a state",
+    "OperandNotReady": "an operand's DaemonSet is not ready",
+    "NFDLabelsMissing": "no NFD labels: the operator cannot find GPU nodes",
+    "NoGPUNodes": "no GPU nodes",
+    "DriverNotReady": "the driver is not ready",
+    "NodeStatusExporterNotReady": "the node status exporter is not ready",
+}
+
+_STATE_LIST = re.compile(r"states not ready:\s*\[([^\]]*)\]")
+_RECONCILE = re.compile(r"Failed to reconcile\s+(\S+?):")
+
+
+def states_not_ready(message: str) -> list[str]:
+    """State names listed in a condition message (``[state-driver state-device-plugin]``)."""
+    out: list[str] = []
+    m = _STATE_LIST.search(message)
+    if m:
+        out.extend(s.strip(" ,'\"") for s in re.split(r"[\s,]+", m.group(1)) if s.strip(" ,'\""))
+    m2 = _RECONCILE.search(message)
+    if m2:
+        out.append(m2.group(1))
+    return out
+
+
+def _get(spec: dict[str, Any], *path: str) -> Any:
+    cur: Any = spec
+    for p in path:
+        if not isinstance(cur, dict):
+            return None
+        cur = cur.get(p)
+    return cur
+
+
+def driver_enabled(cp: CustomResource) -> bool:
+    """``driver.enabled`` defaults to true; false means a host-installed driver (seed §3)."""
+    v = _get(cp.spec, "driver", "enabled")
+    return v is not False
+
+
+def component_enabled(cp: CustomResource, key: str, default: bool = True) -> bool:
+    v = _get(cp.spec, key, "enabled")
+    return default if v is None else bool(v)
+
+
+def cdi_enabled(cp: CustomResource) -> bool:
+    """CDI is the default since v25.10.0: ``IsEnabled()`` is true when unset (facts.md §5.5)."""
+    v = _get(cp.spec, "cdi", "enabled")
+    return v is not False
+
+
+def nri_plugin_enabled(cp: CustomResource) -> bool:
+    """v26.x ``cdi.nriPluginEnabled``: operands get no runtimeClassName (facts.md §2.4)."""
+    return _get(cp.spec, "cdi", "nriPluginEnabled") is True
+
+
+def runtime_class(cp: CustomResource) -> str:
+    v = _get(cp.spec, "operator", "runtimeClass")
+    return v if isinstance(v, str) and v else "nvidia"
+
+
+def device_plugin_config(cp: CustomResource) -> tuple[str | None, str | None]:
+    """(ConfigMap name, default key) of ``spec.devicePlugin.config`` (seed §6)."""
+    name = _get(cp.spec, "devicePlugin", "config", "name")
+    default = _get(cp.spec, "devicePlugin", "config", "default")
+    return (name if isinstance(name, str) and name else None,
+            default if isinstance(default, str) and default else None)

@@ -1,0 +1,240 @@
+"""Scenario bundles for GX501, GX502, GX509 and GX301 (seed §5, facts.md §1, §2, §5.4)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from containerd_fixtures import REGISTRY_DROPIN, ROOT_V2, node_with_files, toolkit_dropin
+from gpuxray.checks.engine import run_all
+from gpuxray.engines.containerd import node_runtime_handlers
+from gpuxray.model.finding import Finding, Severity, Status
+from gpuxray.scenarios.builder import ClusterBuilder
+from gpuxray.sources.bundle import open_bundle
+
+Write = Callable[[ClusterBuilder], Path]
+CODES = ["GX501", "GX502", "GX509", "GX301"]
+ROOT = "etc/containerd/config.toml"
+DROP = "etc/containerd/conf.d"
+
+
+def findings(write_bundle: Write, b: ClusterBuilder, codes: list[str] = CODES) -> list[Finding]:
+    with open_bundle(write_bundle(b)) as snap:
+        return run_all(snap, codes)
+
+
+def by(fs: list[Finding], code: str) -> list[Finding]:
+    return [f for f in fs if f.code == code]
+
+
+def healthy(b: ClusterBuilder, name: str = "gpu-1") -> None:
+    node_with_files(b, name, {ROOT: ROOT_V2, f"{DROP}/99-nvidia.toml": toolkit_dropin()})
+    b.runtimeclass("nvidia")
+
+
+def test_healthy_node_has_no_findings(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    healthy(b)
+    b.host_cmd("gpu-1", "systemctl-show-containerd.txt",
+               "Restart=always\nActiveEnterTimestamp=Sat 2026-11-28 10:00:00 UTC\n")
+    b.host_cmd("gpu-1", "stat-containerd-config.txt",
+               "/etc/containerd/config.toml 1795856400\n"
+               "/etc/containerd/conf.d/99-nvidia.toml 1795856400\n")  # 09:00 UTC
+    b.host_cmd("gpu-1", "crictl-info.json", json.dumps({"config": {"containerd": {"runtimes": {
+        r: {} for r in ("runc", "nvidia", "nvidia-cdi", "nvidia-legacy")}}}}))
+    assert findings(write_bundle, b) == []
+
+
+def test_gx501_names_culprit_and_lost_keys(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    healthy(b)
+    b.host_file("gpu-1", f"{DROP}/registry.toml", REGISTRY_DROPIN)
+    fs = findings(write_bundle, b)
+    [f] = by(fs, "GX501")
+    assert f.status is Status.FAIL and f.severity is Severity.ERROR
+    assert (f.subject.kind, f.subject.name) == ("Node", "gpu-1")
+    assert f.params["culprit"] == "/etc/containerd/conf.d/registry.toml"
+    assert f.evidence[0].source == "nodes/gpu-1/files/etc/containerd/conf.d/registry.toml"
+    assert f.params["lost_runtimes"] == ["nvidia", "nvidia-cdi", "nvidia-legacy"]
+    assert ("io.containerd.grpc.v1.cri.containerd.runtimes.nvidia.options.BinaryName"
+            in f.params["lost_keys"])
+    # the same node lost its nvidia handler: GX301 from the files
+    [h] = by(fs, "GX301")
+    assert h.subject.name == "gpu-1" and h.params["from_files"] is True
+    assert h.severity is Severity.ERROR
+
+
+def test_gx501_warning_when_only_other_settings_lost(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    node_with_files(b, "gpu-1", {ROOT: ROOT_V2, f"{DROP}/registry.toml": REGISTRY_DROPIN,
+                                 f"{DROP}/zz-nvidia.toml": toolkit_dropin()})
+    b.runtimeclass("nvidia")
+    fs = findings(write_bundle, b)
+    [f] = by(fs, "GX501")
+    assert f.severity is Severity.WARNING
+    assert f.params["culprit"] == "/etc/containerd/conf.d/zz-nvidia.toml"
+    assert f.params["lost_keys"] == ["io.containerd.grpc.v1.cri.registry.config_path"]
+    assert by(fs, "GX301") == []
+
+
+def test_gx501_none_on_2x(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    healthy(b)
+    b.host_file("gpu-1", f"{DROP}/registry.toml", REGISTRY_DROPIN)
+    b.host_cmd("gpu-1", "containerd-version.txt", "containerd containerd.io 2.1.4 abc\n")
+    assert by(findings(write_bundle, b), "GX501") == []
+
+
+def test_gx509_malformed_and_missing_import(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    node_with_files(b, "gpu-1", {ROOT: ROOT_V2, f"{DROP}/bad.toml": "version = 2\n[plugins\n"})
+    node_with_files(b, "gpu-2", {ROOT: 'version = 2\nimports = ["/etc/containerd/x.toml"]\n'})
+    b.runtimeclass("nvidia")
+    fs = by(findings(write_bundle, b), "GX509")
+    got = {(f.subject.name, f.params["kind"], f.evidence[0].source) for f in fs}
+    assert got == {("gpu-1", "parse", "nodes/gpu-1/files/etc/containerd/conf.d/bad.toml"),
+                   ("gpu-2", "missing-import", "nodes/gpu-2/files/etc/containerd/x.toml")}
+    assert all(f.severity is Severity.ERROR for f in fs)
+
+
+def test_gx509_cycle_is_no_finding_and_huge_glob_is(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    node_with_files(b, "gpu-1", {
+        ROOT: 'version = 2\nimports = ["/etc/containerd/conf.d/*.toml"]\n',
+        f"{DROP}/a.toml": 'version = 2\nimports = ["/etc/containerd/config.toml"]\n'
+                          + toolkit_dropin().split("\n", 1)[1]})
+    node_with_files(b, "gpu-2", {ROOT: 'version = 2\nimports = ["/etc/containerd/conf.d/*.toml"]\n',
+                                 **{f"{DROP}/{i:04}.toml": "version = 2\n" for i in range(1200)}})
+    b.runtimeclass("nvidia")
+    fs = findings(write_bundle, b, ["GX501", "GX509", "GX301"])
+    assert [f.subject.name for f in by(fs, "GX509")] == ["gpu-2"]
+    assert by(fs, "GX509")[0].params["kind"] == "too-many-files"
+    assert [f for f in fs if f.subject.name == "gpu-1"] == []
+
+
+def test_gx509_refused_versions(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    v3 = 'version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia]\n'
+    node_with_files(b, "gpu-1", {ROOT: ROOT_V2, f"{DROP}/99-nvidia.toml": v3},
+                    version="containerd containerd.io 1.7.27 x")
+    node_with_files(b, "gpu-2", {ROOT: ROOT_V2, f"{DROP}/99-nvidia.toml":
+                                 v3.replace("version = 3", "version = 4")},
+                    version="containerd containerd.io 2.3.2 x")
+    fs = by(findings(write_bundle, b), "GX509")
+    assert {(f.subject.name, f.params["kind"]) for f in fs} == {
+        ("gpu-1", "version-refused"), ("gpu-2", "dropin-higher")}
+
+
+def test_gx502_files_newer_than_daemon_and_handlers_differ(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    healthy(b)
+    b.host_cmd("gpu-1", "systemctl-show-containerd.txt",
+               "ActiveEnterTimestamp=Sat 2026-11-28 10:00:00 UTC\n")
+    b.host_cmd("gpu-1", "stat-containerd-config.txt",
+               "/etc/containerd/config.toml 1795856400\n"
+               "/etc/containerd/conf.d/99-nvidia.toml 1795866000\n")  # 2026-11-28 11:40 UTC
+    b.host_cmd("gpu-1", "crictl-info.json",
+               json.dumps({"config": {"containerd": {"runtimes": {"runc": {}}}}}))
+    [f] = by(findings(write_bundle, b), "GX502")
+    assert f.subject.name == "gpu-1" and f.status is Status.FAIL
+    assert len(f.params["changes"]) == 2
+    assert {e.source for e in f.evidence} >= {
+        "nodes/gpu-1/cmd/stat-containerd-config.txt", "nodes/gpu-1/cmd/crictl-info.json"}
+
+
+def test_gx502_unknown_without_inputs(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    healthy(b)
+    [f] = by(findings(write_bundle, b), "GX502")
+    assert f.status is Status.UNKNOWN and f.subject.name == "gpu-1"
+
+
+def test_gx301_from_events(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    b.node("gpu-3", gpus=8)
+    b.runtimeclass("nvidia")
+    pod = b.pod("gpu-operator", "nvidia-device-plugin-daemonset-x7k2p", node="gpu-3",
+                runtime_class="nvidia", phase="Pending",
+                container_statuses=[{"name": "main", "ready": False, "restartCount": 0,
+                                     "state": {"waiting": {"reason": "ContainerCreating"}}}])
+    b.event(pod, "FailedCreatePodSandBox",
+            'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get '
+            'sandbox runtime: no runtime for "nvidia" is configured', component="kubelet",
+            host="gpu-3")
+    fs = findings(write_bundle, b, ["GX301"])
+    [f] = fs
+    assert (f.subject.name, f.status, f.params["from_events"]) == ("gpu-3", Status.FAIL, True)
+    assert f.evidence[0].source == "cluster/events.json"
+
+
+def test_gx301_unknown_when_nothing_decides(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    b.node("gpu-4", gpus=2)
+    b.runtimeclass("nvidia")
+    b.ensure("events")
+    [f] = findings(write_bundle, b, ["GX301"])
+    assert f.status is Status.UNKNOWN and f.subject.name == "gpu-4"
+    # a device-plugin pod running on runtimeClassName nvidia proves the handler
+    b.pod("gpu-operator", "nvidia-device-plugin-daemonset-abcde", node="gpu-4",
+          runtime_class="nvidia")
+    assert findings(write_bundle, b, ["GX301"]) == []
+
+
+def test_unknowns_when_config_not_collected(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    b.node("gpu-5", gpus=1)
+    b.host_cmd("gpu-5", "nvidia-smi.txt", "NVIDIA-SMI 580.95.05\n")
+    b.runtimeclass("nvidia")
+    fs = findings(write_bundle, b)
+    assert {(f.code, f.status) for f in fs} == {
+        ("GX501", Status.UNKNOWN), ("GX509", Status.UNKNOWN), ("GX502", Status.UNKNOWN),
+        ("GX301", Status.UNKNOWN)}
+    with open_bundle(write_bundle(b)) as snap:
+        assert node_runtime_handlers(snap.hosts["gpu-5"]) is None
+
+
+def test_node_runtime_handlers_uses_node_runtime_version(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    node_with_files(b, "gpu-1", {ROOT: ROOT_V2, f"{DROP}/99-nvidia.toml": toolkit_dropin(),
+                                 f"{DROP}/registry.toml": REGISTRY_DROPIN}, version=None)
+    with open_bundle(write_bundle(b)) as snap:
+        host = snap.hosts["gpu-1"]
+        assert node_runtime_handlers(host, "containerd://1.7.27") == {"runc"}
+        assert "nvidia" in (node_runtime_handlers(host, "containerd://2.1.4") or set())
+
+
+def test_gx509_unreadable_dropin(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    healthy(b)
+    root = write_bundle(b)
+    link = root / "nodes/gpu-1/files/etc/containerd/conf.d/50-link.toml"
+    link.symlink_to("/etc/hostname")
+    with open_bundle(root) as snap:
+        fs = run_all(snap, ["GX509"])
+    [f] = fs
+    assert f.params["kind"] == "unreadable"
+    assert f.evidence[0].source == "nodes/gpu-1/files/etc/containerd/conf.d/50-link.toml"
+
+
+def test_gx502_config_dump_differs(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    healthy(b)
+    dump = ('version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]\n'
+            'runtime_type = "io.containerd.runc.v2"\n')
+    b.host_cmd("gpu-1", "containerd-config-dump.toml", dump)
+    [f] = by(findings(write_bundle, b), "GX502")
+    assert f.status is Status.FAIL
+    assert f.evidence[0].source == "nodes/gpu-1/cmd/containerd-config-dump.toml"
+
+
+def test_gx301_names_a_dropin_that_is_never_imported(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    node_with_files(b, "gpu-1", {ROOT: ROOT_V2.replace(
+        'imports = ["/etc/containerd/conf.d/*.toml"]\n', ""),
+        f"{DROP}/99-nvidia.toml": toolkit_dropin()})
+    b.runtimeclass("nvidia")
+    [f] = findings(write_bundle, b, ["GX301"])
+    assert f.params["from_files"] is True
+    assert "nodes/gpu-1/files/etc/containerd/conf.d/99-nvidia.toml" in {
+        e.source for e in f.evidence}
