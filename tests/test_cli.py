@@ -70,6 +70,14 @@ def test_demo_runs_and_finds_the_incident(gx: Run) -> None:
     assert code == 0
     assert doc["why"]["verdict"]["code"] == "GX202"
     assert set(doc["why"]["verdict"]["params"]["nodes"]) == {"gpu-2", "gpu-3"}
+    # the walk continues onto those nodes: the drop-in that wiped the handler is named
+    related = {(f["code"], f["subject"]["name"]) for f in doc["why"]["related"]}
+    assert {("GX501", "gpu-2"), ("GX501", "gpu-3"), ("GX301", "gpu-2"),
+            ("GX411", "gpu-3")} <= related
+    gx501 = next(f for f in doc["why"]["related"] if f["code"] == "GX501")
+    assert gx501["evidence"][0]["source"].endswith("conf.d/registry.toml")
+    codes = {(f["code"], f["subject"]["name"]) for f in doc["findings"] if f["status"] == "fail"}
+    assert ("GX501", "gpu-1") not in codes and ("GX202", "train-llm-0") in codes
 
 
 def test_demo_save(gx: Run, tmp_path: Path) -> None:

@@ -209,7 +209,7 @@ def _host_driver_problem(host: HostFacts) -> tuple[str, str, list[Evidence]] | N
     return "host-driver", "the host driver is not loaded", evs
 
 
-@check("GX403", needs=(Input.PODS,))
+@check("GX403", needs=(Input.OPERATOR_PODS,))
 def driver_not_ready(snap: Snapshot) -> Iterator[Finding]:
     """Seed §3: the driver is a kernel module; when its pod cannot load it every later stage
     waits. The cause is in the driver pod's log/events: nouveau holding the GPU, Secure Boot
@@ -274,7 +274,7 @@ def driver_upgrade_failed(snap: Snapshot) -> Iterator[Finding]:
 
 
 # ----- GX406 -------------------------------------------------------------------------------
-@check("GX406", needs=(Input.PODS,))
+@check("GX406", needs=(Input.OPERATOR_PODS,))
 def dcgm_exporter_failing(snap: Snapshot) -> Iterator[Finding]:
     """Seed §1: dcgm-exporter crash-loops when it cannot reach a standalone DCGM, or when
     profiling metrics are unsupported or held by another exporter."""
@@ -373,7 +373,7 @@ def _pod_started(pod: Pod, container: str) -> str | None:
     return pod.status.start_time
 
 
-@check("GX408", needs=(Input.CLUSTERPOLICIES, Input.PODS))
+@check("GX408", needs=(Input.CLUSTERPOLICIES, Input.OPERATOR_PODS))
 def plugin_config_not_applied(snap: Snapshot) -> Iterator[Finding]:
     """Seed §6: the operator does not watch the device-plugin ConfigMap. A ConfigMap updated
     after the plugin pods started is not in effect until they restart. A bundle shows the last
@@ -533,7 +533,7 @@ def _advertised(node: Node) -> str:
     return "advertises " + ", ".join(f"{k}: {v}" for k, v in sorted(caps.items()))
 
 
-@check("GX411", needs=(Input.PODS,))
+@check("GX411", needs=(Input.OPERATOR_PODS,))
 def operand_runtime_chain(snap: Snapshot) -> Iterator[Finding]:
     """Seed §2 gate 2: operands get ``runtimeClassName: nvidia`` (facts.md §5.4); when the node's
     containerd lost the handler, their sandboxes fail (``no runtime for "nvidia" is

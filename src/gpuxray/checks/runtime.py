@@ -102,7 +102,7 @@ def upstream_evidence(snap: Snapshot, stage_name: str, node: str,
     return f"{up.metadata.name} ({pod_state(up)})", evs
 
 
-@check("GX302", needs=(Input.PODS,))
+@check("GX302", needs=(Input.OPERATOR_PODS,))
 def operand_init_blocked(snap: Snapshot) -> Iterator[Finding]:
     """Seed §1/§4: the operator orders operands only by init containers that wait for a
     validation file; a pod stuck in Init names the stage that is not ready, and the reason is in

@@ -45,18 +45,26 @@ def run_node_checks(snap: Snapshot) -> list[Finding]:
 @click.option("--save", type=click.Path(file_okay=False), default=None,
               help="Also write the collected files as DIR/nodes/<node>/ (a bundle; other "
                    "nodes in DIR are kept).")
+@click.option("--agent", is_flag=True, default=False,
+              help="Node agent mode (with --root on the host's read-only mounts): run the "
+                   "journal/dmesg/uname/lsmod/stat commands in this container.")
 @click.option("--timeout", type=float, default=15.0, show_default=True,
               help="Seconds each host command may run.")
 @output_option(("text", "json", "bundle-json"))
 @fail_on_option
 def command(root: str | None, node: str | None, save: str | None, timeout: float,
-            output: str, fail_on: str, **_: Any) -> int:
+            output: str, fail_on: str, agent: bool = False, **_: Any) -> int:
     """Check this host: containerd restart policy and restarts, Xid errors, nouveau, Secure
     Boot, kernel auto-upgrades, Fabric Manager, containerd config.
 
     ``-o bundle-json`` prints the collected files and command outputs as one JSON line (what
     ``collect --node-agent`` reads from the agent pods' logs) and exits 0."""
-    col = collect_host(root, node, timeout=timeout)
+    if agent:
+        from gpuxray.sources.agent_host import agent_collect
+
+        col = agent_collect(root, node, timeout=timeout)
+    else:
+        col = collect_host(root, node, timeout=timeout)
     if output == "bundle-json":  # the node agent's output: the raw facts, no analysis
         from gpuxray.sources.nodefacts_wire import encode
 

@@ -112,6 +112,7 @@ def why_pod(snap: Snapshot, pod: Pod, diag: Diagnosis | None = None) -> Diagnosi
     d.path.extend(g.steps)
     if g.verdict is not None:
         d.verdict = g.verdict
+        _node_causes(snap, d, g.verdict)
         return d
     if g.conclusion:
         d.conclusion = g.conclusion
@@ -127,6 +128,44 @@ def why_pod(snap: Snapshot, pod: Pod, diag: Diagnosis | None = None) -> Diagnosi
     elif not gpu_requests(pod) and not d.conclusion:
         d.conclusion = "the pod requests no GPU"
     return d
+
+
+# Node-level causes that make a node stop advertising or mark devices unhealthy (§2, §3, §5).
+NODE_CAUSES = ("GX411", "GX301", "GX307", "GX501", "GX509", "GX502", "GX403", "GX401", "GX402",
+               "GX404", "GX405", "GX407", "GX413", "GX505", "GX506", "GX507", "GX604")
+
+
+def _node_causes(snap: Snapshot, d: Diagnosis, verdict: Finding) -> None:
+    """Gate 1 says *that* GPUs are missing on some nodes; the node checks say *why*.
+
+    For GX202/GX203 the walk continues onto the nodes the verdict names, so the seed's §5 chain
+    (drop-in → handler gone → plugin cannot start → capacity 0) reaches the user in one answer.
+    """
+    if verdict.code not in ("GX202", "GX203"):
+        return
+    raw = verdict.params.get("node_list") or verdict.params.get("nodes") or []
+    nodes = {str(n) for n in raw} if isinstance(raw, (list, tuple, set)) else set()
+    if not nodes:
+        return
+    found = _related_findings(
+        snap, NODE_CAUSES,
+        lambda f: f.status == Status.FAIL and f.subject.kind == "Node" and f.subject.name in nodes)
+    if not found:
+        d.add("why those nodes lack GPUs (node checks)", "unknown" if not snap.hosts else "pass",
+              "no node-level cause found" + ("" if snap.hosts else
+                                             "; host files were not collected"))
+        return
+    order = {c: i for i, c in enumerate(NODE_CAUSES)}
+    found.sort(key=lambda f: (order.get(f.code, 99), f.subject.name))
+    by_node: dict[str, list[str]] = {}
+    first_of_code: dict[str, Finding] = {}
+    for f in found:
+        by_node.setdefault(f.subject.name, []).append(f"{f.code} {f.name}")
+        first_of_code.setdefault(f.code, f)
+    d.add("why those nodes lack GPUs (node checks)", "fail",
+          "; ".join(f"{n}: {', '.join(c)}" for n, c in sorted(by_node.items())),
+          [f.evidence[0] for f in list(first_of_code.values())[:4] if f.evidence])
+    d.related.extend(found)
 
 
 def _runtime_walker() -> Callable[[Snapshot, Pod, Diagnosis], Finding | None] | None:

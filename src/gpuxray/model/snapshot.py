@@ -34,6 +34,9 @@ class Input(enum.StrEnum):
 
     NODES = "cluster/nodes"
     PODS = "cluster/pods"
+    # Pods of the operator's namespace only: what a must-gather holds. Where all pods were
+    # collected this input follows PODS; checks that only look at operand pods declare it.
+    OPERATOR_PODS = "cluster/pods[operator namespace]"
     EVENTS = "cluster/events"
     DAEMONSETS = "cluster/daemonsets"
     DEPLOYMENTS = "cluster/deployments"
@@ -131,11 +134,13 @@ class Snapshot:
 
     # ----- inputs -------------------------------------------------------------------------
     def has(self, inp: Input) -> bool:
-        state = self.inputs.get(inp)
-        return bool(state and state.collected)
+        return self.state(inp).collected
 
     def state(self, inp: Input) -> InputState:
-        return self.inputs.get(inp) or InputState(False, inp.value, "not collected")
+        st = self.inputs.get(inp)
+        if st is None and inp is Input.OPERATOR_PODS:
+            return self.state(Input.PODS)
+        return st or InputState(False, inp.value, "not collected")
 
     def source(self, inp: Input) -> str:
         return self.state(inp).source

@@ -42,7 +42,7 @@ def finding_label(f: Finding) -> Text:
     return t
 
 
-def finding_block(f: Finding, *, evidence_limit: int = 6) -> Group:
+def finding_block(f: Finding, *, evidence_limit: int = 6, remedy: bool = True) -> Group:
     parts: list[Any] = [finding_label(f), Text("    " + f.message)]
     for ev in f.evidence[:evidence_limit]:
         line = Text("    · ", style="dim")
@@ -51,7 +51,7 @@ def finding_block(f: Finding, *, evidence_limit: int = 6) -> Group:
         parts.append(line)
     if len(f.evidence) > evidence_limit:
         parts.append(Text(f"    · … {len(f.evidence) - evidence_limit} more", style="dim"))
-    if f.remedy and f.status == Status.FAIL:
+    if remedy and f.remedy and f.status == Status.FAIL:
         parts.append(Text("    → " + f.remedy, style="green"))
     return Group(*parts)
 
@@ -124,6 +124,9 @@ def print_diagnosis(console: Console, d: Diagnosis) -> None:
         v.append(f"{d.verdict.code} {d.verdict.name}", style=SEV_STYLE[d.verdict.severity])
         console.print(v)
         console.print(finding_block(d.verdict))
-    for f in d.related:
-        console.print(Text("Related:", style="bold"))
-        console.print(finding_block(f))
+    if d.related:
+        console.print()
+        console.print(Text("Underlying causes on those nodes (see `gpuxray check` for all "
+                           "evidence):", style="bold"))
+        for f in d.related:
+            console.print(finding_block(f, evidence_limit=1, remedy=f is d.related[0]))

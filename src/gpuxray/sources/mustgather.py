@@ -181,6 +181,7 @@ def load_mustgather(root: Path, *, lenient: bool = False, origin: str = "") -> S
         ld.inputs[Input.PODS] = InputState(
             False, "gpu_operand_pod_*.descr",
             f"{NOT_IN}: pods of namespace {namespace} only (from describe text)")
+        ld.inputs[Input.OPERATOR_PODS] = InputState(True, "gpu_operand_pod_*.descr")
     if not operator_pods:
         operator_pods = _pods_from_status(ld, namespace)
     ld.fields["pods"] = operator_pods
@@ -210,6 +211,7 @@ def _load_pods(ld: _Loader) -> list[k8s.Pod]:
         ld.inputs[Input.PODS] = InputState(
             False, "gpu_operand_pods.yaml",
             f"{NOT_IN}: only pods of namespace {', '.join(ns)}")
+        ld.inputs[Input.OPERATOR_PODS] = InputState(True, "gpu_operand_pods.yaml")
     return list(pods.values())
 
 
@@ -415,6 +417,9 @@ def _pods_from_status(ld: _Loader, namespace: str) -> list[k8s.Pod]:
         ld.inputs[Input.PODS] = InputState(
             False, "gpu_operand_pods.status",
             f"{NOT_IN}: pods of namespace {namespace} only, as a status table")
+        # a status table has no container states: not enough for the operand checks
+        ld.inputs[Input.OPERATOR_PODS] = InputState(
+            False, "gpu_operand_pods.status", "only a status table of the operand pods")
     return pods
 
 
