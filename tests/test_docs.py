@@ -52,6 +52,10 @@ def test_catalog_codes_are_codes_md_codes() -> None:
     assert len(documented) >= 40
     assert set(CATALOG) == set(documented)
     assert {c: i.name for c, i in CATALOG.items()} == documented
+    # every documented code is implemented: a registered check, named as CODES.md names it
+    checks = all_checks()
+    assert sorted(set(documented) - set(checks)) == []
+    assert {c: s.name for c, s in checks.items()} == documented
 
 
 def test_main_writes_the_directory(tmp_path: Path) -> None:

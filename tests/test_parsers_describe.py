@@ -87,16 +87,12 @@ def test_describe_pod_crashloop() -> None:
     assert (p.metadata.name, p.metadata.namespace) == ("nvidia-driver-daemonset-x8k2m",
                                                       "gpu-operator")
     assert p.spec.node_name == "gpu-node-7"
-    assert p.spec.priority == 2000001000
-    assert p.spec.priority_class_name == "system-node-critical"
     assert p.status.phase == "Running"
     assert p.status.start_time == "2026-11-02T09:20:03Z"
     assert [(o.kind, o.name) for o in p.metadata.owner_references] == [
         ("DaemonSet", "nvidia-driver-daemonset")]
     assert p.metadata.labels["controller-revision-hash"] == "6bb8c7d9f5"
     assert [c.name for c in p.spec.init_containers] == ["k8s-driver-manager"]
-    assert p.spec.init_containers[0].command == ["driver-manager"]
-    assert p.spec.init_containers[0].args == ["uninstall_driver"]
     init = p.status.init_container_statuses[0]
     assert init.state.terminated is not None and init.state.terminated.exit_code == 0
     assert init.ready is True

@@ -50,6 +50,13 @@ DECIDED: dict[str, tuple[str, bool]] = {
     "apply-fractional-gpu.txt": ("request-invalid", True),
     "describe-pod-shared-too-large.txt": ("shared-request", True),
     "get-pods-operands-init.txt": ("operand-init", False),
+    "describe-driver-os-tag.txt": ("driver-os-mismatch", True),
+    "nfd-master-denied.txt": ("gfd-labels", True),
+    "config-manager-switch.txt": ("plugin-config-invalid", True),
+    "toolkit-config-dump.txt": ("containerd-config", True),
+    "toolkit-config-unprivileged.txt": ("envvar-ignored", True),
+    "cdi-list-empty.txt": ("cdi-unresolvable", True),
+    "describe-pod-runtime-binary.txt": ("injection-failed", True),
 }
 
 # look-alikes without the deciding line: (sample, the causes tied or close at the top)

@@ -86,6 +86,14 @@ EXAMPLES: dict[str, str] = {
     "toolkit-config-dump-failed": "failed to load config: error running containerd config dump: "
                                   "exit status 1",
     "waiting-for-validation": "waiting for nvidia container stack to be setup",
+    "config-manager-switch": "Error: error updating symlink: unable to find config file "
+                             "/available-configs/a100-ts8 for label value 'a100-ts8'",
+    "cdi-none-generated": "INFO[0000] Found 0 CDI devices",
+    "envvar-unprivileged": "accept-nvidia-visible-devices-envvar-when-unprivileged = false",
+    "driver-image-os-tag": 'Failed to pull image "nvcr.io/nvidia/driver:580.95.05-rocky9.4": '
+                           "rpc error: code = NotFound desc = nvcr.io/nvidia/driver:"
+                           "580.95.05-rocky9.4: not found",
+    "nfd-label-denied": 'denied label "nvidia.com/gpu.product": namespace not allowed',
     "init-status": "nvidia-device-plugin-daemonset-9b4rk   0/1   Init:0/1   0   22m",
 }
 

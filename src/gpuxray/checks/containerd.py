@@ -26,8 +26,10 @@ from gpuxray.engines.capacity import is_gpu_node
 from gpuxray.engines.containerd import Analysis, LostKey, analyse_host
 from gpuxray.engines.containerd.host import has_config
 from gpuxray.engines.containerd.merge import dig
+from gpuxray.engines.operator import operand_pods, pod_matches
+from gpuxray.knowledge.signatures import CAUSE_BY_ID
 from gpuxray.model.factory import fail, unknown
-from gpuxray.model.finding import Evidence, Finding, Severity, Subject
+from gpuxray.model.finding import CLUSTER, Evidence, Finding, Severity, Subject
 from gpuxray.model.snapshot import HostFacts, Input, Snapshot
 from gpuxray.sources.parsers.stat import parse_stat
 from gpuxray.sources.parsers.systemctl import parse_systemctl_show, parse_timestamp
@@ -140,15 +142,44 @@ def dropin_overwrote_cri(snap: Snapshot) -> Iterator[Finding]:
         yield from lost_findings(a, node_subject(host.node))
 
 
-@check("GX509", needs=(Input.HOSTS,))
+@check("GX509")
 def config_invalid(snap: Snapshot) -> Iterator[Finding]:
     """facts.md §1.1/§1.3: a missing literal import, malformed TOML, a refused version or a bad
-    plugin key stops containerd; a default runtime without a runtime stops the CRI plugin."""
-    for host in snap.hosts.values():
-        if not has_config(host):
-            yield _no_config(host, "GX509")
+    plugin key stops containerd; a default runtime without a runtime stops the CRI plugin.
+    facts.md §2.3: the toolkit reads the config with ``containerd config dump`` first; when that
+    fails (``failed to load config: … containerd config dump …``, ``unable to determine runtime
+    config``) it cannot add the ``nvidia`` runtime — its log says so even without host files.
+    The host branch needs ``nodes/``; without it, one unknown names that input."""
+    if snap.has(Input.HOSTS):
+        for host in snap.hosts.values():
+            if not has_config(host):
+                yield _no_config(host, "GX509")
+                continue
+            yield from problem_findings(host_analysis(snap, host), node_subject(host.node))
+    else:
+        st = snap.state(Input.HOSTS)
+        yield unknown("GX509", CLUSTER, st.source, st.reason)
+    yield from _toolkit_config_unreadable(snap)
+
+
+TOOLKIT_DS = "nvidia-container-toolkit-daemonset"
+
+
+def _toolkit_config_unreadable(snap: Snapshot) -> Iterator[Finding]:
+    if not snap.has(Input.OPERATOR_PODS):
+        return
+    matches = pod_matches(snap)
+    for (ds, node), pod in sorted(operand_pods(snap).items()):
+        if ds != TOOLKIT_DS:
             continue
-        yield from problem_findings(host_analysis(snap, host), node_subject(host.node))
+        evs: list[Evidence] = []
+        for m in matches.get((pod.metadata.namespace or "default", pod.metadata.name), []):
+            if CAUSE_BY_ID[m.match.signature.primary].code == "GX509" and m.evidence not in evs:
+                evs.append(m.evidence)
+        if evs:
+            yield fail("GX509", node_subject(node), evs[:6], node=node, kind="toolkit-read",
+                       detail=f"the toolkit ({pod.metadata.name}) could not read the containerd "
+                              f"config: {evs[0].detail[:200]}")
 
 
 # ----- GX502 ----------------------------------------------------------------------------------

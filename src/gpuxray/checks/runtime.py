@@ -1,13 +1,15 @@
 """Gate 2 — runtime checks for pods already bound to a node (seed §2 gate 2, §4; CODES.md 3xx).
 
-GX301 (handler missing) and GX307 live with the containerd engine; here: operands waiting in Init
-(GX302), containers that never asked for a GPU (GX303), and the NVML / CDI / device-access
-failures that pod events, container statuses and logs carry (GX304–GX306).
+GX301 (handler missing) lives with the containerd engine; here: operands waiting in Init
+(GX302), containers that never asked for a GPU (GX303), the NVML / CDI / device-access failures
+that pod events, container statuses and logs carry (GX304–GX306), and the NVIDIA runtime or its
+hook failing at container create although the handler exists (GX307).
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Iterator
 
 from gpuxray.checks.registry import check
@@ -25,7 +27,7 @@ from gpuxray.engines.signatures import default_matcher
 from gpuxray.knowledge import clusterpolicy as cpk
 from gpuxray.knowledge.operands import STAGES, stage_of
 from gpuxray.knowledge.signatures import CAUSE_BY_ID
-from gpuxray.model.factory import fail
+from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import Evidence, Finding, Subject
 from gpuxray.model.k8s import Container, Pod
 from gpuxray.model.snapshot import Input, Snapshot
@@ -137,11 +139,51 @@ def _requests_gpu(c: Container) -> bool:
     return any(is_gpu_resource(k) for k in (*c.resources.limits, *c.resources.requests))
 
 
-def no_gpu_problem(pod: Pod, c: Container, *, image_hint: bool = True) -> str | None:
+ENVVAR_KEY = "accept-nvidia-visible-devices-envvar-when-unprivileged"
+ENVVAR_ENV = "ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED"
+TOOLKIT_CONFIG = "etc/nvidia-container-runtime/config.toml"
+TOOLKIT_DS = "nvidia-container-toolkit-daemonset"
+
+
+def envvar_policy(snap: Snapshot, node: str) -> tuple[bool | None, Evidence | None]:
+    """Whether the toolkit on ``node`` honours NVIDIA_VISIBLE_DEVICES from unprivileged
+    containers (facts.md §2; toolkit default true): the host's ``config.toml`` key, else the
+    toolkit container's env (operand pod on the node, then ClusterPolicy ``toolkit.env``)."""
+    host = snap.hosts.get(node)
+    text = host.files.get(TOOLKIT_CONFIG) if host is not None else None
+    if host is not None and text:
+        try:
+            val = tomllib.loads(text).get(ENVVAR_KEY)
+        except tomllib.TOMLDecodeError:
+            val = None
+        if isinstance(val, bool):
+            return val, Evidence(host.source("files", TOOLKIT_CONFIG), f"{ENVVAR_KEY} = "
+                                 + str(val).lower())
+    envs: list[tuple[str, str | None]] = []
+    pod = operand_pod_on(snap, TOOLKIT_DS, node)
+    if pod is not None:
+        envs += [(f"pod {pod.metadata.name}", e.value) for c in pod.spec.containers
+                 for e in c.env if e.name == ENVVAR_ENV]
+    cp = policy(snap)
+    tk = cp.spec.get("toolkit") if cp is not None else None
+    if isinstance(tk, dict) and isinstance(tk.get("env"), list):
+        envs += [("ClusterPolicy toolkit.env", str(e.get("value")))
+                 for e in tk["env"] if isinstance(e, dict) and e.get("name") == ENVVAR_ENV]
+    for where, value in envs:
+        v = (value or "").strip().lower()
+        if v in ("false", "true"):
+            src = snap.source(Input.PODS if where.startswith("pod") else Input.CLUSTERPOLICIES)
+            return v == "true", Evidence(src, f"{where}: {ENVVAR_ENV}={v}")
+    return None, None
+
+
+def no_gpu_problem(pod: Pod, c: Container, *, image_hint: bool = True,
+                   accept_envvar: bool | None = None) -> str | None:
     """Why a container looks like a GPU workload that asked for no GPU, or None.
 
     ``image_hint``: also count a CUDA/NGC image as intent. ``why`` asks about one pod, so the
-    hint helps there; fleet-wide ``check`` leaves it out, since CUDA images run CPU work too."""
+    hint helps there; fleet-wide ``check`` leaves it out, since CUDA images run CPU work too.
+    ``accept_envvar``: the node's toolkit setting (:func:`envvar_policy`), None when unknown."""
     pod_gpu = any(_requests_gpu(x) for x in (*pod.spec.containers, *pod.spec.init_containers))
     if _requests_gpu(c):
         return None
@@ -149,9 +191,16 @@ def no_gpu_problem(pod: Pod, c: Container, *, image_hint: bool = True) -> str | 
     vis = env.get("NVIDIA_VISIBLE_DEVICES")
     if vis is not None and vis.strip().lower() not in _VISIBLE_OFF:
         privileged = bool(c.security_context and c.security_context.privileged)
-        how = ("privileged: it sees GPUs the scheduler never gave it" if privileged else
-               "unprivileged: the toolkit may ignore the variable "
-               "(accept-nvidia-visible-devices-envvar-when-unprivileged)")
+        if privileged:
+            how = "privileged: it sees GPUs the scheduler never gave it"
+        elif accept_envvar is False:
+            how = (f"unprivileged, and the node's toolkit sets {ENVVAR_KEY} = false: the "
+                   "variable is ignored and the container gets no GPU")
+        elif accept_envvar is True:
+            how = ("unprivileged, and the node's toolkit honours the variable: it sees GPUs "
+                   "the scheduler never gave it")
+        else:
+            how = f"unprivileged: the toolkit may ignore the variable ({ENVVAR_KEY})"
         return (f"sets NVIDIA_VISIBLE_DEVICES={vis} but requests no GPU in limits ({how})")
     if pod_gpu:
         return None
@@ -176,23 +225,40 @@ def no_gpu_requested(snap: Snapshot) -> Iterator[Finding]:
         if pod.spec.runtime_class_name and operand_of_pod(pod) is not None:
             continue
         for c in pod.spec.containers:
-            problem = no_gpu_problem(pod, c, image_hint=False)
+            if not any(e.name == "NVIDIA_VISIBLE_DEVICES" for e in c.env):
+                accept, acc_ev = None, None
+            else:
+                accept, acc_ev = envvar_policy(snap, pod.spec.node_name)
+            problem = no_gpu_problem(pod, c, image_hint=False, accept_envvar=accept)
             if not problem:
                 continue
-            yield fail("GX303", pod_subject(pod), [Evidence(
+            evs = [Evidence(
                 snap.source(Input.PODS),
                 f"{ns}/{pod.metadata.name} container {c.name} on {pod.spec.node_name}: limits "
-                f"{dict(c.resources.limits) or '{}'}")],
-                       container=c.name, problem=problem, node=pod.spec.node_name)
+                f"{dict(c.resources.limits) or '{}'}")]
+            if acc_ev is not None:
+                evs.append(acc_ev)
+            yield fail("GX303", pod_subject(pod), evs, container=c.name, problem=problem,
+                       node=pod.spec.node_name, envvar_accepted=accept)
 
 
 # ----- GX304 / GX306 / GX305 -------------------------------------------------------------
+# A line that a more specific cause claims is not evidence for a generic one: the toolkit's
+# ``nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1`` is an
+# injection failure at create (GX307), not NVML failing inside a running container (GX304).
+CLAIMED_BY: dict[str, tuple[str, ...]] = {"GX304": ("GX307",)}
+
+
 def _signature_check(snap: Snapshot, code: str) -> Iterator[Finding]:
     for (ns, name), _ms in pod_matches(snap).items():
         pod = snap.pod_by_key.get((ns, name))
         if pod is None:
             continue
         ms = _matches_for(snap, pod, code)
+        if ms and code in CLAIMED_BY:
+            claimed = {(m.text.source, m.match.line) for other in CLAIMED_BY[code]
+                       for m in _matches_for(snap, pod, other)}
+            ms = [m for m in ms if (m.text.source, m.match.line) not in claimed]
         if not ms:
             continue
         first = ms[0]
@@ -226,22 +292,57 @@ def _cdi_spec_for_gpu(files: dict[str, str]) -> list[str]:
     return out
 
 
+CREATE_STUCK = ("ContainerCreating", "CreateContainerError", "RunContainerError")
+
+
+def _stuck_gpu_pods(snap: Snapshot, node: str) -> list[Pod]:
+    """GPU pods on ``node`` whose containers never got created."""
+    out = []
+    for pod in snap.pods_by_node.get(node, []):
+        if is_terminal(pod) or not any(_requests_gpu(c) for c in pod.spec.containers):
+            continue
+        if any(st.state.waiting and st.state.waiting.reason in CREATE_STUCK
+               for st in pod.status.container_statuses):
+            out.append(pod)
+    return out
+
+
 @check("GX305", needs=(Input.PODS,))
 def cdi_unresolvable(snap: Snapshot) -> Iterator[Finding]:
     """facts.md §5.5: since operator v25.10 CDI injects GPUs; a pod whose CDI names no spec on
     the node resolves fails at create (``unresolvable CDI devices``). With host files collected
-    and CDI on, a GPU node with no ``nvidia.com/gpu`` CDI spec cannot start GPU pods."""
+    and CDI on, a GPU node with no ``nvidia.com/gpu`` CDI spec in ``/etc/cdi`` or
+    ``/var/run/cdi`` cannot start GPU pods. Without the node's files nothing is concluded about
+    its specs; when GPU pods there are stuck at create, that is reported as unknown."""
     yield from _signature_check(snap, "GX305")
     cp = policy(snap)
     if cp is None or not cpk.cdi_enabled(cp) or not snap.has(Input.NODES):
         return
+    # pods whose own events/statuses already name the create-time cause need no node verdict
+    decided = {(f.subject.namespace, f.subject.name) for code in ("GX301", "GX305", "GX307")
+               for f in _signature_check(snap, code)}
     for node in snap.nodes:
         name = node.metadata.name
+        if not is_gpu_node(node):
+            continue
         host = snap.hosts.get(name)
-        # only where the node's files were collected (its containerd config is there): a bundle
-        # without host files says nothing about /etc/cdi
-        if (host is None or "etc/containerd/config.toml" not in host.files
-                or not is_gpu_node(node)):
+        unreadable = [p for p in (host.unreadable if host is not None else {})
+                      if p.startswith(("etc/cdi", "var/run/cdi"))]
+        # the node's files count as collected when its containerd config is there (the collector
+        # mirrors /etc/cdi and /var/run/cdi with it, BUNDLE.md)
+        if host is None or "etc/containerd/config.toml" not in host.files or unreadable:
+            stuck = [p for p in _stuck_gpu_pods(snap, name)
+                     if (p.metadata.namespace or "default", p.metadata.name) not in decided]
+            if stuck:
+                st = snap.state(Input.HOSTS)
+                missing = (f"nodes/{name}/files/{unreadable[0]}" if unreadable
+                           else f"nodes/{name}/files/etc/cdi, var/run/cdi")
+                yield unknown("GX305", Subject("Node", name), missing,
+                              "unreadable" if unreadable else (st.reason or "not collected"),
+                              evidence=[Evidence(snap.source(Input.PODS),
+                                                 f"{p.metadata.namespace}/{p.metadata.name} "
+                                                 "waits for container create")
+                                        for p in stuck[:4]])
             continue
         if _cdi_spec_for_gpu(host.files):
             continue
@@ -253,3 +354,36 @@ def cdi_unresolvable(snap: Snapshot) -> Iterator[Finding]:
                    node=name, subject_desc=name,
                    detail=f"{name}: CDI is enabled but no CDI spec for nvidia.com/gpu was "
                           "generated on the node")
+
+
+# ----- GX307 -----------------------------------------------------------------------------
+JOURNALS = ("journal-containerd.txt", "journal-kubelet.txt")
+
+
+@check("GX307", needs=(Input.PODS,))
+def runtime_injection_failed(snap: Snapshot) -> Iterator[Finding]:
+    """Seed §2 gate 2, §4: the ``nvidia`` handler exists (else GX301) but container create fails
+    in the NVIDIA runtime or its hook — ``OCI runtime create failed … error running hook #0``,
+    ``nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1``
+    (driver libraries missing), or the runtime binary the config names is gone
+    (``fork/exec …/nvidia-container-runtime: no such file or directory``). Pods say it in events
+    and statuses; a node says it in containerd's journal. A bundle does not list host binaries,
+    so a missing BinaryName is only concluded from those error lines, never from the config."""
+    yield from _signature_check(snap, "GX307")
+    matcher = default_matcher()
+    for host in sorted(snap.hosts.values(), key=lambda h: h.node):
+        evs: list[Evidence] = []
+        for name in JOURNALS:
+            text = host.cmds.get(name)
+            if not text:
+                continue
+            for m in matcher.scan_text(text):
+                if CAUSE_BY_ID[m.signature.primary].code != "GX307":
+                    continue
+                ev = Evidence(host.source("cmd", name), m.line[:300])
+                if ev not in evs:
+                    evs.append(ev)
+        if evs:
+            yield fail("GX307", Subject("Node", host.node), evs[-MAX_EVIDENCE:],
+                       subject_desc=host.node, node=host.node, line=evs[-1].detail,
+                       detail=f"{host.node}: {evs[-1].detail}")

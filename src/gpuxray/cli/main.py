@@ -39,8 +39,20 @@ EXIT_INTERNAL = 4
 
 
 class _Group(click.Group):
+    """Commands load on first use: ``gpuxray capacity`` never imports the live client, the HTTP
+    server or the MIG planner, which keeps start-up small next to the work (bench/)."""
+
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(super().list_commands(ctx))
+        return sorted(set(super().list_commands(ctx)) | set(COMMAND_MODULES))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is None and cmd_name in COMMAND_MODULES:
+            mod = importlib.import_module(f"gpuxray.cli.cmd_{cmd_name}")
+            cmd = mod.command
+            assert isinstance(cmd, click.Command) and cmd.name == cmd_name, cmd_name
+            self.add_command(cmd)
+        return cmd
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"],
@@ -53,13 +65,6 @@ def cli() -> None:
     """
 
 
-def _register() -> None:
-    for name in COMMAND_MODULES:
-        mod = importlib.import_module(f"gpuxray.cli.cmd_{name}")
-        cli.add_command(mod.command)
-
-
-_register()
 
 
 
@@ -107,20 +112,24 @@ def _silence_stdout() -> None:
         pass
 
 
+def _finish(code: int) -> None:
+    """Flush and leave without tearing down the heap: freeing a fleet's million objects one by
+    one at interpreter exit takes seconds and nothing needs it (temporary files are already
+    gone: every source cleans up in its context manager)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 def main() -> None:
-    code = run(sys.argv[1:])
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _silence_stdout()
-    sys.exit(code)
+    _finish(run(sys.argv[1:]))
 
 
 def kubectl_plugin_main() -> None:
     """``kubectl gpu-xray …``: the same CLI under kubectl's plugin name."""
-    code = run(sys.argv[1:], prog_name="kubectl gpu-xray")
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _silence_stdout()
-    sys.exit(code)
+    _finish(run(sys.argv[1:], prog_name="kubectl gpu-xray"))

@@ -5,7 +5,8 @@
    ├─ no runtime for "nvidia" ........ the runtime list of containerd config dump   (GX301)
    ├─ operand stops in Init .......... logs of the earlier stage (driver, toolkit)   (GX302)
    └─ Running but nvidia-smi fails ... limits missing, driver/NVML, device access lost
-                                       (GX303, GX304, GX306; create-time GX305, GX307)
+                                       (GX303, GX304, GX306; create-time GX305, GX307 from the
+                                       pod's events, else from the node: no CDI spec, journal)
 ```
 
 Each branch is a step on the Diagnosis; the verdict is the first failing branch in this order,
@@ -18,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gpuxray.checks.registry import all_checks, run_check
-from gpuxray.checks.runtime import no_gpu_problem, pod_subject
+from gpuxray.checks.runtime import envvar_policy, no_gpu_problem, pod_subject
 from gpuxray.engines.capacity import gpu_requests
 from gpuxray.engines.operator import operand_of_pod, pod_matches, policy
 from gpuxray.knowledge import clusterpolicy as cpk
@@ -135,14 +136,45 @@ def _step_limits(snap: Snapshot, pod: Pod, diag: Diagnosis) -> Finding | None:
         diag.add(step, "pass", "requests " + ", ".join(
             f"{k}: {v}" for k, v in sorted(gpu_requests(pod).items())))
         return None
+    accept, acc_ev = envvar_policy(snap, pod.spec.node_name)
     for c in pod.spec.containers:
-        problem = no_gpu_problem(pod, c)
+        problem = no_gpu_problem(pod, c, accept_envvar=accept)
         if problem:
             ev = [snap.ev(Input.PODS, f"container {c.name}: limits "
                           f"{dict(c.resources.limits) or '{}'}")]
+            if acc_ev is not None and any(e.name == "NVIDIA_VISIBLE_DEVICES" for e in c.env):
+                ev.append(acc_ev)
             diag.add(step, "fail", f"container {c.name!r} {problem}", ev)
             return fail("GX303", pod_subject(pod), ev, container=c.name, problem=problem)
     diag.add(step, "pass", "the pod requests no GPU and shows no sign of wanting one")
+    return None
+
+
+def _waits_for_create(pod: Pod) -> bool:
+    return any(st.state.waiting is not None and st.state.waiting.reason != "CrashLoopBackOff"
+               for st in pod.status.container_statuses) or pod.status.phase == "Pending"
+
+
+def _step_node_create(snap: Snapshot, pod: Pod, diag: Diagnosis) -> Finding | None:
+    """No pod-level create error, but the node shows why creates fail there: no CDI spec
+    generated (GX305) or the NVIDIA runtime failing in containerd's journal (GX307)."""
+    node = pod.spec.node_name
+    if not gpu_requests(pod) or not _waits_for_create(pod):
+        return None
+    step = "gate 2: the node's injection path (CDI specs, NVIDIA runtime)"
+    for code in ("GX305", "GX307"):
+        for f in _registered(snap, code) or []:
+            if f.subject.kind != "Node" or f.subject.name != node:
+                continue
+            if f.status == Status.FAIL:
+                if code == "GX305" and pod.spec.runtime_class_name:
+                    continue  # the legacy runtime injects without CDI specs
+                diag.add(step, "fail", f"{code}: {f.message}", f.evidence)
+                return fail(code, pod_subject(pod), f.evidence,
+                            **{**f.params, "subject_desc": f"{pod.metadata.namespace}/"
+                                                           f"{pod.metadata.name}"})
+            diag.add(step, "unknown", f.message, f.evidence)
+            return None
     return None
 
 
@@ -165,6 +197,8 @@ def walk_runtime(snap: Snapshot, pod: Pod, diag: Diagnosis) -> Finding | None:
                         ("gate 2: inside the container (NVML, device access)",
                          ("GX306", "GX304"))):
         v = _step_signatures(snap, pod, diag, step, codes)
+        if v is None and "GX305" in codes:
+            v = _step_node_create(snap, pod, diag)
         if v is not None:
             verdicts.append(v)
     v = _step_limits(snap, pod, diag)

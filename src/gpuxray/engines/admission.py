@@ -68,8 +68,11 @@ def invalid_gpu_value(message: str) -> list[tuple[str, str, str]]:
 def container_gpu_problems(c: Container) -> list[str]:
     """What the API server would refuse about this container's GPU quantities."""
     problems: list[str] = []
-    names = {k for k in (*c.resources.requests, *c.resources.limits) if is_gpu_resource(k)}
-    for res in sorted(names):
+    req_gpu = [k for k in c.resources.requests if is_gpu_resource(k)]
+    lim_gpu = [k for k in c.resources.limits if is_gpu_resource(k)]
+    if not req_gpu and not lim_gpu:
+        return problems
+    for res in sorted({*req_gpu, *lim_gpu}):
         req = c.resources.requests.get(res)
         lim = c.resources.limits.get(res)
         for label, val in (("request", req), ("limit", lim)):

@@ -212,6 +212,7 @@ class Accounting:
 
     allocated: dict[str, dict[str, Fraction]]
     holders: dict[tuple[str, str], list[Holder]]
+    gpu_pods: list[tuple[Pod, dict[str, int]]]  # bound, non-terminal pods holding GPUs
 
 
 @functools.lru_cache(maxsize=8)
@@ -223,17 +224,20 @@ def accounting(snap: Snapshot) -> Accounting:
     """
     allocated: dict[str, dict[str, Fraction]] = defaultdict(dict)
     holders: dict[tuple[str, str], list[Holder]] = defaultdict(list)
+    gpu_pods: list[tuple[Pod, dict[str, int]]] = []
     for pod in snap.pods:
         node = pod.spec.node_name
         if not node or is_terminal(pod) or not _mentions_gpu(pod):
             continue
         req = pod_requests(pod, is_gpu_resource)
+        if req:
+            gpu_pods.append((pod, {k: int(v) for k, v in req.items()}))
         bucket = allocated[node]
         for k, v in req.items():
             bucket[k] = bucket.get(k, Fraction(0)) + v
             holders[(node, k)].append(Holder(pod.metadata.namespace or "default",
                                              pod.metadata.name, int(v), pod.status.phase))
-    return Accounting(dict(allocated), dict(holders))
+    return Accounting(dict(allocated), dict(holders), gpu_pods)
 
 
 _REQUESTED: weakref.WeakKeyDictionary[Snapshot, dict[str, dict[str, Fraction]]] = (
@@ -297,8 +301,19 @@ def is_gpu_node(node: Node) -> bool:
 
 
 def capacity_rows(snap: Snapshot, nodes: Iterable[Node] | None = None) -> list[GpuRow]:
+    if nodes is None:
+        return list(_all_rows(snap))
+    return _rows(snap, nodes)
+
+
+@functools.lru_cache(maxsize=8)
+def _all_rows(snap: Snapshot) -> tuple[GpuRow, ...]:
+    return tuple(_rows(snap, snap.nodes))
+
+
+def _rows(snap: Snapshot, nodes: Iterable[Node]) -> list[GpuRow]:
     rows: list[GpuRow] = []
-    for node in nodes if nodes is not None else snap.nodes:
+    for node in nodes:
         if not is_gpu_node(node):
             continue
         r = node_rows(snap, node)

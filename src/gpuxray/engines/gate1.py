@@ -17,8 +17,11 @@ leaf that, once fixed, would let the pod schedule:
 from __future__ import annotations
 
 import functools
+import weakref
 from dataclasses import dataclass, field
 from fractions import Fraction
+
+import msgspec
 
 from gpuxray.engines.capacity import (
     accounting,
@@ -29,6 +32,8 @@ from gpuxray.engines.capacity import (
 )
 from gpuxray.engines.quantity import safe_quantity
 from gpuxray.engines.scheduling import (
+    Admissibility,
+    ResourceFit,
     admissibility,
     non_gpu_misfits,
     parse_fit_error,
@@ -139,15 +144,89 @@ def walk(snap: Snapshot, pod: Pod) -> Gate1:
     return g
 
 
+@dataclass(frozen=True, slots=True)
+class ResourceView:
+    """What every pending pod asking for ``resource`` sees the same: computed once per snapshot,
+    so a thousand pending pods cost one pass over the nodes, not a thousand (bench/)."""
+
+    advertising: list[Node]
+    gpu_nodes: list[Node]
+    largest: int
+    others: list[str]  # other GPU resource names advertised somewhere
+
+
+_VIEWS: weakref.WeakKeyDictionary[Snapshot, dict[str, ResourceView]] = weakref.WeakKeyDictionary()
+_ADMISSIBLE: weakref.WeakKeyDictionary[Snapshot, dict[bytes, dict[str, Admissibility]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def resource_view(snap: Snapshot, res: str) -> ResourceView:
+    views = _VIEWS.setdefault(snap, {})
+    view = views.get(res)
+    if view is not None:
+        return view
+    nodes = snap.nodes
+    advertising = [n for n in nodes if safe_quantity(n.status.capacity.get(res)) > 0]
+    gpu_nodes = [n for n in nodes if res in n.status.capacity or is_gpu_node(n)]
+    largest = 0
+    for n in gpu_nodes:
+        largest = max(largest, int(safe_quantity(n.status.capacity.get(res))),
+                      int(safe_quantity(n.status.allocatable.get(res))), _expected(n, res) or 0)
+    others = sorted({k for n in gpu_nodes for k, v in n.status.capacity.items()
+                     if is_gpu_resource(k) and k != res and safe_quantity(v) > 0})
+    view = views[res] = ResourceView(advertising, gpu_nodes, largest, others)
+    return view
+
+
+def admissible_nodes(snap: Snapshot, pod: Pod, nodes: list[Node]) -> dict[str, Admissibility]:
+    """Per-node admissibility, shared by pods with the same tolerations and node constraints
+    (the pods of one job or deployment)."""
+    sig = msgspec.json.encode((pod.spec.tolerations, pod.spec.node_selector, pod.spec.affinity))
+    per_sig = _ADMISSIBLE.setdefault(snap, {})
+    cached = per_sig.get(sig)
+    if cached is None:
+        cached = per_sig[sig] = {}
+    for n in nodes:
+        name = n.metadata.name
+        if name not in cached:
+            cached[name] = admissibility(pod, n)
+    return {n.metadata.name: cached[n.metadata.name] for n in nodes}
+
+
+_FITS: weakref.WeakKeyDictionary[Snapshot, dict[str, dict[str, ResourceFit]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _fit_table(snap: Snapshot, res: str) -> dict[str, ResourceFit]:
+    """allocatable, capacity and GPUs already bound per GPU node: the same for every pod."""
+    per_res = _FITS.setdefault(snap, {})
+    table = per_res.get(res)
+    if table is None:
+        table = per_res[res] = {n.metadata.name: resource_fit(snap, n, res, Fraction(0))
+                                for n in resource_view(snap, res).gpu_nodes}
+    return table
+
+
+_FREE: weakref.WeakKeyDictionary[Snapshot, dict[str, dict[str, int]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _free_table(snap: Snapshot, res: str) -> dict[str, int]:
+    per_res = _FREE.setdefault(snap, {})
+    table = per_res.get(res)
+    if table is None:
+        table = per_res[res] = {k: int(v.free) for k, v in _fit_table(snap, res).items()}
+    return table
+
+
 def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bool:
     """Walk one requested resource; True when a verdict (or a final conclusion) was reached."""
     subject = pod_subject(pod)
     nodes = snap.nodes
-    advertising = [n for n in nodes if safe_quantity(n.status.capacity.get(res)) > 0]
-    gpu_nodes = [n for n in nodes if is_gpu_node(n) or res in n.status.capacity]
+    view = resource_view(snap, res)
+    advertising, gpu_nodes = view.advertising, view.gpu_nodes
     if not advertising:
-        others = sorted({k for n in nodes for k, v in n.status.capacity.items()
-                         if is_gpu_resource(k) and k != res and safe_quantity(v) > 0})
+        others = view.others
         if others:
             ev = [_node_ev(snap, n, o) for o in others for n in nodes
                   if o in n.status.capacity][:MAX_LISTED]
@@ -170,11 +249,7 @@ def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bo
     g.add(f"{res} advertised by some node", "pass",
           f"{len(advertising)} node(s) advertise {res}")
 
-    largest = 0
-    for n in gpu_nodes:
-        size = max(int(safe_quantity(n.status.capacity.get(res))),
-                   int(safe_quantity(n.status.allocatable.get(res))), _expected(n, res) or 0)
-        largest = max(largest, size)
+    largest = view.largest
     if qty > largest:
         ev = [_node_ev(snap, n, res) for n in advertising][:MAX_LISTED]
         g.add("request fits a single node's size", "fail",
@@ -183,7 +258,7 @@ def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bo
         return True
     g.add("request fits a single node's size", "pass", f"largest node offers {largest}")
 
-    adm = {n.metadata.name: admissibility(pod, n) for n in gpu_nodes}
+    adm = admissible_nodes(snap, pod, gpu_nodes)
     candidates = [n for n in gpu_nodes if adm[n.metadata.name].ok]
     if not candidates:
         by_reason: dict[str, list[str]] = {}
@@ -199,15 +274,17 @@ def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bo
         g.verdict = fail("GX201", subject, ev[:MAX_LISTED + 1], resource=res,
                          excluded=len(adm), reasons=reasons,
                          nodes={k: {"reason": v.reason, "detail": v.detail}
-                                for k, v in adm.items()})
+                                for k, v in list(adm.items())[:100]})
         return True
     excluded = [a for a in adm.values() if not a.ok]
     g.add("GPU nodes admit the pod (taints, nodeSelector, affinity)", "pass",
           f"{len(candidates)} admissible"
           + (f", {len(excluded)} excluded" if excluded else ""))
 
-    fits = {n.metadata.name: resource_fit(snap, n, res, Fraction(qty)) for n in candidates}
-    fitting = [n for n in candidates if fits[n.metadata.name].fits]
+    table = _fit_table(snap, res)
+    fits = {n.metadata.name: table[n.metadata.name] for n in candidates}
+    free_now = _free_table(snap, res)
+    fitting = [n for n in candidates if free_now[n.metadata.name] >= qty]
     if fitting:
         blocked = {n.metadata.name: non_gpu_misfits(snap, pod, n) for n in fitting}
         free_nodes = [k for k, v in blocked.items() if not v]

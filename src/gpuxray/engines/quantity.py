@@ -6,6 +6,7 @@ does, and an extended resource such as ``nvidia.com/gpu`` must be a whole number
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 
@@ -21,6 +22,7 @@ class QuantityError(ValueError):
     pass
 
 
+@functools.lru_cache(maxsize=16384)
 def parse_quantity(value: str | int | float) -> Fraction:
     """Parse ``2``, ``500m``, ``1.5Gi``, ``1e3``. Raises :class:`QuantityError` otherwise."""
     if isinstance(value, bool):

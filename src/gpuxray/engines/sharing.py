@@ -79,13 +79,15 @@ class PluginConfig:
 def _load(text: str) -> tuple[Any, str | None]:
     try:
         return json.loads(text), None
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     try:
         return yaml.safe_load(text), None
     except yaml.YAMLError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "YAML error"
         return None, f"unparsable: {first}"
+    except RecursionError:  # pathologically nested flow collections
+        return None, "unparsable: nested too deeply"
 
 
 def _replicated(path: str, raw: Any, issues: list[ConfigIssue]

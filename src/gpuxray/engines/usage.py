@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuxray.engines.capacity import GpuRow, gpu_requests, is_terminal, label_base, sharing_mode
+from gpuxray.engines.capacity import GpuRow, accounting, label_base, sharing_mode
 from gpuxray.errors import InputError
 from gpuxray.model.snapshot import Input, Snapshot
 from gpuxray.model.usage import GpuSeries, IdlePolicy, RawSample, UsageData
@@ -338,11 +338,8 @@ def pod_usage(snap: Snapshot) -> tuple[PodUsage, ...]:
                 attributed_nodes.add(g.node)
     policy = usage.policy if usage is not None else IdlePolicy()
     out: list[PodUsage] = []
-    for pod in snap.pods:
+    for pod, req in accounting(snap).gpu_pods:
         node = pod.spec.node_name
-        req = gpu_requests(pod)
-        if not node or is_terminal(pod) or not req:
-            continue
         ns = pod.metadata.namespace or "default"
         name = pod.metadata.name
         if _node_shared(snap, node, req):

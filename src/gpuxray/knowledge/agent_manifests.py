@@ -19,13 +19,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from gpuxray import __version__
+
 AGENT_NAME = "gpuxray-node-agent"
 NAMESPACE_PREFIX = "gpuxray-agent-"
 MANAGED_LABEL = ("app.kubernetes.io/managed-by", "gpuxray")
 AGENT_LABEL = "gpuxray.io/node-agent"
 RUN_LABEL = "gpuxray.io/run"
 EXPIRES_ANNOTATION = "gpuxray.io/expires-at"
-DEFAULT_IMAGE = "ghcr.io/gpuxray/node-agent:0.1.0"
+DEFAULT_IMAGE = f"ghcr.io/gpuxray/node-agent:{__version__}"  # deploy/node-agent/Dockerfile
 DEFAULT_SELECTOR = "nvidia.com/gpu.present=true"
 HOST_ROOT = "/host"
 CONTAINER = "agent"
@@ -116,7 +118,7 @@ def namespace(name: str, run_id: str, expires_at: str) -> dict[str, Any]:
 
 AGENT_SCRIPT = (
     'gpuxray node --root {root} --name "$NODE_NAME" --agent -o bundle-json --timeout {cmd_timeout}'
-    '; exec sleep {hold}'
+    ' || echo "gpuxray-node-agent: failed with status $?"; exec sleep {hold}'
 )
 
 

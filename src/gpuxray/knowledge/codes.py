@@ -103,7 +103,9 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "Fix the earlier stage named here; later operands start by themselves once its "
        "validation file appears."),
     _c("GX303", "no-gpu-requested", W, "§4, §9",
-       "The container runs but asked for no GPU in limits, or sets NVIDIA_VISIBLE_DEVICES itself.",
+       "The container runs but asked for no GPU in limits, or sets NVIDIA_VISIBLE_DEVICES itself "
+       "(which the toolkit ignores for unprivileged containers when "
+       "accept-nvidia-visible-devices-envvar-when-unprivileged = false).",
        "container {container!r} {problem}",
        "Request nvidia.com/gpu under resources.limits; do not rely on NVIDIA_VISIBLE_DEVICES."),
     _c("GX304", "nvml-failure", E, "§4",
@@ -112,7 +114,8 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "A driver/library mismatch needs the driver reloaded or the node rebooted after a driver "
        "upgrade; `Failed to initialize NVML` usually means the driver is not loaded."),
     _c("GX305", "cdi-unresolvable", E, "§4; facts §5.5",
-       "CDI device names cannot be resolved by any CDI spec on the node.",
+       "CDI device names cannot be resolved by any CDI spec on the node, or CDI is enabled and "
+       "no nvidia.com/gpu CDI spec was generated on the node at all.",
        "{detail}",
        "Regenerate CDI specs (the toolkit writes /var/run/cdi/nvidia*.yaml) and check the "
        "device names requested."),
@@ -124,8 +127,9 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
     _c("GX307", "runtime-injection-failed", E, "§2 gate 2, §4",
        "The nvidia handler exists but the NVIDIA runtime or its hook fails at container create.",
        "{subject_desc}: {line}",
-       "Check the runtime binary path in the containerd config, the toolkit install under "
-       "/usr/local/nvidia/toolkit, and the driver (nvidia-container-cli needs it)."),
+       "Check the runtime binary path (BinaryName) in the effective containerd config against "
+       "the toolkit install under /usr/local/nvidia/toolkit, and the driver libraries "
+       "(nvidia-container-cli needs libnvidia-ml.so.1 from a loaded driver)."),
     # 4xx operator
     _c("GX401", "gpu-node-unlabelled", E, "§1",
        "A node has an NVIDIA PCI device but lacks the labels operand DaemonSets select on.",
@@ -175,17 +179,27 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "{node}: {chain}",
        "Restore the nvidia runtime handler on the node; the operands then start in order."),
     _c("GX412", "driver-os-mismatch", W, "§3",
-       "Driver-container mode with GPU nodes on OS images/kernels no driver spec covers.",
+       "Driver-container mode with GPU nodes on OS images or kernels that no driver image "
+       "(`<version>-<os>`, precompiled `<branch>-<kernel>-<os>`) or NVIDIADriver CR covers.",
        "{detail}",
-       "Make GPU nodes uniform, or add NVIDIADriver CRs per OS/kernel."),
+       "Keep GPU nodes on one OS release, or set driver.useNvidiaDriverCRD and give every GPU "
+       "node exactly one NVIDIADriver CR (nodeSelector per OS/kernel pool); with a host-installed "
+       "driver (driver.enabled=false) the OS may be mixed."),
     _c("GX413", "plugin-config-invalid", E, "§6",
-       "The device-plugin/GFD/MPS config is missing, unparsable or misplaced.",
-       "{detail}",
-       "Fix the ConfigMap entry named by nvidia.com/device-plugin.config or the ClusterPolicy."),
+       "The device-plugin/GFD/MPS config a node runs under is missing, unparsable, has keys "
+       "where the plugin ignores them, or config-manager could not switch to it.",
+       "{target}: {problem}",
+       "Fix the ConfigMap named by ClusterPolicy devicePlugin.config (the key named by the "
+       "node's nvidia.com/device-plugin.config label, else config.default): `version: v1`, "
+       "sharing settings under sharing.timeSlicing or sharing.mps (not under flags), replicas "
+       "≥ 2; then restart the device-plugin pods (the operator does not watch the ConfigMap)."),
     _c("GX414", "gfd-labels-missing", W, "§1",
-       "A GPU node lacks GFD labels or they come and go.",
+       "A GPU node lacks GFD's nvidia.com/gpu.product/.count/.memory labels, or they come and "
+       "go (NFD master denying the nvidia.com namespace, NFD/GFD restarts).",
        "{node}: {detail}",
-       "Check gpu-feature-discovery and NFD (nvidia.com label namespace allowed)."),
+       "Check the gpu-feature-discovery pod on the node and the nfd-master arguments: "
+       "nvidia.com must be an allowed label namespace (-extra-label-ns, not -deny-label-ns); "
+       "fix crash-looping GFD/nfd-worker pods."),
     # 5xx node
     _c("GX501", "containerd-dropin-overwrote-cri", E, "§5",
        "A later config file replaced a plugin section wholesale and settings were lost.",
@@ -224,7 +238,8 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "{node}: {detail}",
        "Exclude kernel packages from unattended upgrades on GPU nodes."),
     _c("GX509", "containerd-config-invalid", E, "§5",
-       "A containerd config file is unreadable or of a version the daemon cannot import.",
+       "A containerd config file is unreadable or of a version the daemon cannot import, or "
+       "the toolkit could not read it (`containerd config dump` failing in the toolkit).",
        "{node}: {detail}",
        "Fix the file named; keep drop-ins at the root config's version."),
     # 6xx capacity

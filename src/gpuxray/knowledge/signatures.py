@@ -88,6 +88,11 @@ CAUSES: tuple[Cause, ...] = (
           "the NVIDIA runtime or its hook fails at container create",
           "the containerd/kubelet error for the container and `nvidia-container-cli info` "
           "on the node"),
+    Cause("envvar-ignored", "GX303",
+          "the toolkit ignores NVIDIA_VISIBLE_DEVICES from unprivileged containers, and the pod "
+          "asked for no GPU in limits",
+          "the pod's resources.limits and `grep accept-nvidia-visible-devices "
+          "/etc/nvidia-container-runtime/config.toml` on the node"),
     Cause("nouveau", "GX403", "the nouveau module holds the GPU, so the NVIDIA driver cannot load",
           "`lsmod | grep nouveau` on the node"),
     Cause("secure-boot", "GX403",
@@ -98,6 +103,11 @@ CAUSES: tuple[Cause, ...] = (
           "`uname -r` on the node vs the driver image tag"),
     Cause("kernel-headers", "GX403", "kernel headers for the running kernel are missing",
           "`uname -r` and whether linux-headers-$(uname -r) is installable on the node"),
+    Cause("driver-os-mismatch", "GX412",
+          "no driver image for this node's OS: driver-container mode needs GPU nodes on one OS "
+          "(or NVIDIADriver CRs per OS)",
+          "`kubectl get nodes -o wide` (OS-IMAGE, KERNEL-VERSION of GPU nodes) and "
+          "`kubectl get nvidiadrivers`"),
     Cause("upgrade-failed", "GX404", "the driver upgrade state machine stopped (upgrade-failed)",
           "`kubectl get nodes -L nvidia.com/gpu-driver-upgrade-state`"),
     Cause("fm-missing", "GX405",
@@ -118,6 +128,10 @@ CAUSES: tuple[Cause, ...] = (
           "the device-plugin sharing/time-slicing config is unreadable or invalid",
           "the ConfigMap named by ClusterPolicy devicePlugin.config and the node's "
           "nvidia.com/device-plugin.config label"),
+    Cause("gfd-labels", "GX414",
+          "NFD drops GFD's nvidia.com labels (label namespace not allowed), so they come and go",
+          "`kubectl get node <n> --show-labels | tr , '\\n' | grep nvidia.com/gpu.` and the "
+          "nfd-master arguments (-extra-label-ns / -deny-label-ns)"),
     Cause("shared-request", "GX602",
           "a request > 1 of a shared (time-sliced/MPS) resource with failRequestsGreaterThanOne",
           "the sharing config's failRequestsGreaterThanOne and the pod's GPU request"),
@@ -181,6 +195,11 @@ SIGNATURES: tuple[Signature, ...] = (
        {"not-advertised": 3.0}, (LOG,), True),
     _s("plugin-load-config", "unable to load config",
        r"unable to load config", {"plugin-config-invalid": 4.0}, (LOG,), True),
+    _s("config-manager-switch", "label|symlink|to update config|to switch config",
+       r"(?:unable|failed) to (?:get|read|watch) (?:node )?labels?\b.*device-plugin\.config|"
+       r"error (?:updating|setting) (?:the )?(?:config )?symlink|"
+       r"(?:unable|failed) to (?:update|switch) (?:to )?config",
+       {"plugin-config-invalid": 3.5}, (LOG,), True),
     _s("plugin-invalid-sharing", "invalid|parsing config|parse config|validate flags",
        r"invalid (?:sharing|time-?slicing|mps) config|error parsing config file|"
        r"unable to parse config|unable to validate flags",
@@ -196,6 +215,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("cdi-unresolvable", "cdi device",
        r"unresolvable cdi devices?|failed to inject cdi devices|cdi device injection failed",
        {"cdi-unresolvable": 4.0}, (EVENT, STATUS, DESCRIBE), True),
+    _s("cdi-none-generated", "cdi devices",
+       r"found 0 cdi devices", {"cdi-unresolvable": 3.0}, (LOG, CONFIG), True),
+    _s("envvar-unprivileged", "when-unprivileged|when_unprivileged",
+       r"accept[-_]nvidia[-_]visible[-_]devices[-_]envvar[-_]when[-_]unprivileged\W*[=:]\s*"
+       r"\"?false", {"envvar-ignored": 3.0}, (CONFIG, DESCRIBE), True),
     _s("nvidia-cli-init", "nvidia-container-cli",
        r"nvidia-container-cli:? (?:initialization|mount|ldcache|detection) error",
        {"injection-failed": 3.5, "nvml-init": 0.5}, (EVENT, STATUS, DESCRIBE), True),
@@ -251,6 +275,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("driver-image-kernel-tag", "nvidia/driver:",
        r"nvidia/driver:[\w.]+-\d+\.\d+\.\d+-[\w.-]+.*(?:not found|manifest unknown)",
        {"precompiled-kernel": 4.0}, (EVENT, DESCRIBE), True),
+    _s("driver-image-os-tag", "nvidia/driver:",
+       r"nvidia/driver:\d+\.\d+(?:\.\d+)?-(?:ubuntu|rhel|rhcos|centos|rocky|debian|sles)"
+       r"[\d.]+\"?:? .*(?:not found|manifest unknown)",
+       {"driver-os-mismatch": 4.0}, (EVENT, DESCRIBE), True),
     _s("kernel-source-missing", "kernel source",
        r"unable to find the kernel source tree", {"kernel-headers": 4.0}, (LOG,), True),
     _s("kernel-headers-missing", "linux-headers",
@@ -308,9 +336,16 @@ SIGNATURES: tuple[Signature, ...] = (
        r"failed to load toml|unsupported config version|containerd config version \d+ is not "
        r"supported|invalid plugin key uri",
        {"containerd-config": 4.0}, (JOURNAL, LOG), True),
-    _s("toolkit-config-dump-failed", "config dump",
-       r"(?:error|failed).*containerd config dump|containerd config dump.*(?:error|failed)",
+    _s("toolkit-config-dump-failed", "config dump|determine runtime config",
+       r"(?:error|failed).*containerd config dump|containerd config dump.*(?:error|failed)|"
+       r"unable to determine runtime config",
        {"containerd-config": 3.0}, (LOG,), True),
+    # ---- NFD / GFD labels (seed §1) -------------------------------------------------------------
+    _s("nfd-label-denied", "not allowed|denied label|ignoring label",
+       r"namespace \"?nvidia\.com\"? is not allowed|"
+       r"(?:denied|ignoring) label \"?nvidia\.com/|"
+       r"nvidia\.com/[\w.-]+\"?\W+(?:label )?namespace (?:is )?not allowed",
+       {"gfd-labels": 4.0}, (LOG,), True),
     # ---- operands in Init (seed §4) -------------------------------------------------------------
     _s("waiting-for-validation", "waiting for|/run/nvidia/validations/",
        r"waiting for (?:nvidia )?(?:driver|toolkit|container-toolkit|container stack|cuda|plugin)"
@@ -346,6 +381,10 @@ DISTINGUISH: dict[frozenset[str], str] = {
     frozenset({"kernel-headers", "precompiled-kernel"}):
         "`uname -r` vs the driver image tag, and whether `driver.usePrecompiled` is set in the "
         "ClusterPolicy",
+    frozenset({"driver-os-mismatch", "precompiled-kernel"}):
+        "the failing tag: `<version>-<os>` (no image for this OS: GX412) vs "
+        "`<branch>-<kernel>-<os>` (no precompiled image for this kernel), and "
+        "`kubectl get nodes -o wide` for the GPU nodes' OS-IMAGE and KERNEL-VERSION",
     frozenset({"handler-missing", "injection-failed"}):
         "`containerd config dump | grep -A3 runtimes.nvidia` (absent = handler missing; "
         "present = the runtime/hook itself fails)",

@@ -32,7 +32,6 @@ class ObjectMeta(_K):
     annotations: dict[str, str] = {}
     owner_references: list[OwnerReference] = []
     creation_timestamp: str | None = None
-    generate_name: str = ""
     deletion_timestamp: str | None = None
 
 
@@ -104,8 +103,6 @@ class Container(_K):
     env: list[EnvVar] = []
     security_context: SecurityContext | None = None
     restart_policy: str | None = None  # "Always" on an init container = native sidecar
-    args: list[str] = []
-    command: list[str] = []
 
 
 class PodSpec(_K):
@@ -117,10 +114,6 @@ class PodSpec(_K):
     init_containers: list[Container] = []
     overhead: dict[str, str | int | float] = {}
     runtime_class_name: str | None = None
-    scheduler_name: str = "default-scheduler"
-    priority_class_name: str = ""
-    priority: int | None = None
-    service_account_name: str = ""
 
 
 class ContainerStateWaiting(_K):
@@ -153,7 +146,6 @@ class ContainerStatus(_K):
     state: ContainerState = msgspec.field(default_factory=ContainerState)
     last_state: ContainerState = msgspec.field(default_factory=ContainerState)
     image: str = ""
-    started: bool | None = None
 
 
 class Condition(_K):
@@ -179,7 +171,6 @@ class PodStatus(_K):
     conditions: list[PodCondition] = []
     container_statuses: list[ContainerStatus] = []
     init_container_statuses: list[ContainerStatus] = []
-    nominated_node_name: str = ""
     reason: str = ""
     message: str = ""
     start_time: str | None = None

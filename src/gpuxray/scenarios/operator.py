@@ -28,6 +28,19 @@ Knobs (``broken``: knob → value; a *node* value names one of ``gpu_nodes``):
                     ``time-slicing-config`` updated after the plugin pods started
 ``clusterpolicy``   any value: ClusterPolicy ``notReady`` naming ``state-dcgm-exporter``
                     (combine with a broken operand, or alone for a policy-only failure)
+``runtime-hook``    ``NODE`` or ``NODE:CAUSE`` (CAUSE: cli-init, hook, binary; default cli-init):
+                    a GPU pod ``ml/cuda-job`` on the node fails at container create in the
+                    NVIDIA runtime/hook (GX307); ``binary`` also writes the containerd journal
+                    line when the node has host files
+``os-mix``          ``NODE`` or ``NODE:OS`` (OS: rocky, rhel, ubuntu24; default rocky): the node
+                    runs another OS release; its driver pod cannot pull ``<version>-<os>`` (GX412)
+``plugin-config-invalid``
+                    ``NODE`` or ``NODE:KIND`` (KIND: misplaced, missing-key, unparsable; default
+                    misplaced): ClusterPolicy names ConfigMap ``device-plugin-config``; the node's
+                    ``nvidia.com/device-plugin.config`` label selects a broken entry (GX413)
+``gfd-labels``      ``NODE`` or ``NODE:CAUSE`` (CAUSE: nfd-denied, restarts; default nfd-denied):
+                    the node lacks GFD's product/count/memory labels, because nfd-master denies
+                    the nvidia.com namespace or GFD keeps restarting (GX414)
 ==================  ==========================================================================
 
 GPU nodes that already have host files in the builder when this runs also get the CDI spec the
@@ -256,6 +269,11 @@ def add_gpu_operator(b: ClusterBuilder, gpu_nodes: list[str], *, version: str = 
              "apiVersion": "v1", "time": "2026-11-20T08:00:00Z", "fieldsType": "FieldsV1"},
             {"manager": "kubectl-edit", "operation": "Update", "apiVersion": "v1",
              "time": "2026-11-29T11:30:00Z", "fieldsType": "FieldsV1"}]
+    if "plugin-config-invalid" in broken:
+        spec["devicePlugin"]["config"] = {"name": "device-plugin-config", "default": "default"}
+        b.configmap(OPERATOR_NS, "device-plugin-config", dict(PLUGIN_CONFIGS))
+    if "os-mix" in broken:
+        not_ready.append("state-driver")
     if not_ready:
         status: Obj = {"state": "notReady", "namespace": OPERATOR_NS, "conditions": [
             {"type": "Ready", "status": "False", "reason": "OperandNotReady",
@@ -277,6 +295,8 @@ def add_gpu_operator(b: ClusterBuilder, gpu_nodes: list[str], *, version: str = 
     cp["metadata"]["labels"] = {"app.kubernetes.io/managed-by": "Helm",
                                 "app.kubernetes.io/version": version}
 
+    _extra_pods(b, gpu_nodes, version, broken)
+
     # DaemonSets and their pods
     for op in OPERANDS:
         covered = [n for n, obj in nodes.items() if _covers(op, obj)]
@@ -294,7 +314,74 @@ def add_gpu_operator(b: ClusterBuilder, gpu_nodes: list[str], *, version: str = 
 
 
 KNOBS = frozenset({"driver", "toolkit", "handler", "dcgm-exporter", "dcgm-profiling", "mig",
-                   "upgrade", "labels", "taint", "plugin-config", "clusterpolicy"})
+                   "upgrade", "labels", "taint", "plugin-config", "clusterpolicy",
+                   "runtime-hook", "os-mix", "plugin-config-invalid", "gfd-labels"})
+
+# os-mix: osImage, kernelVersion and the driver image's OS tag of the odd node
+OS_MIX: dict[str, tuple[str, str, str]] = {
+    "rocky": ("Rocky Linux 9.4 (Blue Onyx)", "5.14.0-427.13.1.el9_4.x86_64", "rocky9.4"),
+    "rhel": ("Red Hat Enterprise Linux 9.4 (Plow)", "5.14.0-427.42.1.el9_4.x86_64", "rhel9.4"),
+    "ubuntu24": ("Ubuntu 24.04.1 LTS", "6.8.0-49-generic", "ubuntu24.04"),
+}
+
+# runtime-hook: what the kubelet reports for the GPU pod (containerd 1.7 + runc wording)
+RUNTIME_HOOK_FAILURES: dict[str, str] = {
+    "cli-init": (
+        "Error: failed to create containerd task: failed to create shim task: OCI runtime "
+        "create failed: runc create failed: unable to start container process: error during "
+        "container init: error running hook #0: error running hook: exit status 1, stdout: , "
+        "stderr: Auto-detected mode as 'legacy'\nnvidia-container-cli: initialization error: "
+        "load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file "
+        "or directory: unknown"),
+    "hook": (
+        "Error: failed to create containerd task: failed to create shim task: OCI runtime "
+        "create failed: runc create failed: unable to start container process: error during "
+        "container init: error running hook #0: error running hook: exit status 1, stdout: , "
+        "stderr: : unknown"),
+    "binary": (
+        "Error: failed to create containerd task: failed to start shim: failed to create shim "
+        "task: OCI runtime create failed: unable to retrieve OCI runtime error (open "
+        "/run/containerd/io.containerd.runtime.v2.task/k8s.io/3f0c/log.json: no such file or "
+        "directory): fork/exec /usr/local/nvidia/toolkit/nvidia-container-runtime: no such "
+        "file or directory: unknown"),
+}
+
+PLUGIN_CONFIGS: dict[str, str] = {
+    "default": "version: v1\nflags:\n  migStrategy: none\n",
+    "a100-ts4": ("version: v1\nflags:\n  migStrategy: none\nsharing:\n  timeSlicing:\n"
+                 "    renameByDefault: false\n    resources:\n    - name: nvidia.com/gpu\n"
+                 "      replicas: 4\n"),
+    # renameByDefault one level off: the plugin ignores it under flags
+    "a100-ts-misplaced": ("version: v1\nflags:\n  migStrategy: none\n  renameByDefault: true\n"
+                          "sharing:\n  timeSlicing:\n    resources:\n"
+                          "    - name: nvidia.com/gpu\n      replicas: 4\n"),
+    "a100-ts-unparsable": ("version: v1\nsharing:\n  timeSlicing:\n    resources:\n"
+                           "    - name: nvidia.com/gpu\n     replicas: 4\n"),
+}
+PLUGIN_CONFIG_LABEL = {"misplaced": "a100-ts-misplaced", "unparsable": "a100-ts-unparsable",
+                       "missing-key": "a100-ts8"}
+CONFIG_MANAGER_FAILURES: dict[str, str] = {
+    "missing-key": (
+        "I1129 11:31:00.000000       1 main.go:246] Waiting for change to "
+        "'nvidia.com/device-plugin.config' label\nI1129 11:31:01.000000       1 main.go:262] "
+        "Label change detected: nvidia.com/device-plugin.config=a100-ts8\n"
+        "E1129 11:31:01.000000       1 main.go:125] Error: error updating symlink: unable to "
+        "find config file /available-configs/a100-ts8 for label value 'a100-ts8'\n"),
+    "unparsable": (
+        "E1129 11:31:05.000000       1 main.go:173] error starting plugins: unable to load "
+        "config: unable to finalize config: unable to parse config file: error parsing config "
+        "file: unmarshal error: error converting YAML to JSON: yaml: line 6: did not find "
+        "expected key\n"),
+}
+NFD_MASTER_DENIED = (
+    "I1129 11:20:01.000000       1 nfd-master.go:1285] \"will process NodeFeature\" "
+    "nodeFeatureNames=[\"gpu-1-gpu-feature-discovery\"]\n"
+    "W1129 11:20:03.512345       1 nfd-master.go:612] denied label \"nvidia.com/gpu.product\": "
+    "namespace not allowed\n"
+    "W1129 11:20:03.512401       1 nfd-master.go:612] denied label \"nvidia.com/gpu.count\": "
+    "namespace not allowed\n"
+    "W1129 11:20:03.512455       1 nfd-master.go:612] denied label \"nvidia.com/gpu.memory\": "
+    "namespace not allowed\n")
 
 
 def _apply_node_knobs(b: ClusterBuilder, nodes: dict[str, Obj], broken: dict[str, str]) -> None:
@@ -304,6 +391,16 @@ def _apply_node_knobs(b: ClusterBuilder, nodes: dict[str, Obj], broken: dict[str
             continue
         node = nodes[node_name]
         labels = node["metadata"].setdefault("labels", {})
+        if knob == "os-mix":
+            os_image, kernel, _tag = OS_MIX.get(extra or "rocky", OS_MIX["rocky"])
+            node["status"]["nodeInfo"]["osImage"] = os_image
+            node["status"]["nodeInfo"]["kernelVersion"] = kernel
+        elif knob == "plugin-config-invalid":
+            labels["nvidia.com/device-plugin.config"] = PLUGIN_CONFIG_LABEL.get(
+                extra or "misplaced", PLUGIN_CONFIG_LABEL["misplaced"])
+        elif knob == "gfd-labels":
+            for k in ("nvidia.com/gpu.product", "nvidia.com/gpu.count", "nvidia.com/gpu.memory"):
+                labels.pop(k, None)
         if knob == "labels":
             for k in [k for k in labels if k == "nvidia.com/gpu.present"
                       or k.startswith("nvidia.com/gpu.deploy.")]:
@@ -328,6 +425,41 @@ def _apply_node_knobs(b: ClusterBuilder, nodes: dict[str, Obj], broken: dict[str
             for res in [r for r in st["capacity"] if r.startswith("nvidia.com/")]:
                 del st["capacity"][res]
                 st["allocatable"].pop(res, None)
+
+
+def _extra_pods(b: ClusterBuilder, gpu_nodes: list[str], version: str,
+                broken: dict[str, str]) -> None:
+    """Pods the knobs add besides operands: NFD master, a GPU job failing at create."""
+    if "gfd-labels" in broken:
+        node, cause = _split(broken["gfd-labels"])
+        if (cause or "nfd-denied") == "nfd-denied":
+            name = "gpu-operator-node-feature-discovery-master-5d8f7b9c4-k2x7p"
+            host = "cpu-0" if any(n["metadata"]["name"] == "cpu-0"
+                                  for n in b.cluster.get("nodes", [])) else gpu_nodes[0]
+            b.pod(OPERATOR_NS, name, node=host, containers=[{
+                "name": "master", "image": "registry.k8s.io/nfd/node-feature-discovery:v0.17.3",
+                "args": ["-deny-label-ns=nvidia.com"],
+                "resources": {"requests": {"cpu": "100m"}}}],
+                  labels={"app.kubernetes.io/name": "node-feature-discovery", "role": "master"},
+                  created=STARTED)
+            b.log(OPERATOR_NS, name, "master", NFD_MASTER_DENIED.replace("gpu-1", node))
+    if "runtime-hook" in broken:
+        node, cause = _split(broken["runtime-hook"])
+        line = RUNTIME_HOOK_FAILURES.get(cause or "cli-init", RUNTIME_HOOK_FAILURES["cli-init"])
+        pod = b.pod("ml", "cuda-job", node=node, gpus=1, phase="Pending",
+                    tolerations=[dict(GPU_TOLERATION)],
+                    container_statuses=[{"name": "main", "ready": False, "restartCount": 3,
+                                         "image": "", "imageID": "",
+                                         "state": {"waiting": {"reason": "RunContainerError",
+                                                               "message": line}}}])
+        b.event(pod, "Failed", line, component="kubelet", host=node)
+        if cause == "binary" and any(k.startswith(f"nodes/{node}/") for k in b.files):
+            b.host_cmd(node, "journal-containerd.txt", (
+                "2026-11-29T11:42:10+0000 " + node + " containerd[1187]: time=\"2026-11-29T11:"
+                "42:10.112Z\" level=error msg=\"RunPodSandbox for &PodSandboxMetadata{Name:"
+                "cuda-job,Namespace:ml,} failed\" error=\"failed to create containerd task: "
+                "fork/exec /usr/local/nvidia/toolkit/nvidia-container-runtime: no such file or "
+                "directory: unknown\"\n"))
 
 
 def _operand_pod(b: ClusterBuilder, ds: Obj, op: Operand, node: str, version: str,
@@ -416,6 +548,35 @@ def _operand_pod(b: ClusterBuilder, ds: Obj, op: Operand, node: str, version: st
                 "time=\"2026-11-29T11:55:01Z\" level=fatal msg=\"Failed to watch metrics: "
                 "Error watching fields: Profiling is not supported for this group of GPUs or GPU\""
                 "\n")
+    os_node, os_kind = _split(broken.get("os-mix", ""))
+    if op.daemonset == "nvidia-driver-daemonset" and node == os_node:
+        tag = OS_MIX.get(os_kind or "rocky", OS_MIX["rocky"])[2]
+        image = f"nvcr.io/nvidia/driver:580.95.05-{tag}"
+        cont_st = [_waiting("nvidia-driver-ctr", "ImagePullBackOff",
+                            f"Back-off pulling image \"{image}\"")]
+        events.append(("Warning", "Failed", (
+            f"Failed to pull image \"{image}\": rpc error: code = NotFound desc = failed to "
+            f"pull and unpack image \"{image}\": failed to resolve reference \"{image}\": "
+            f"{image}: not found")))
+        ready = False
+    gfd_node, gfd_cause = _split(broken.get("gfd-labels", ""))
+    if op.daemonset == "gpu-feature-discovery" and node == gfd_node and gfd_cause == "restarts":
+        cont_st = [_crash("gpu-feature-discovery"), _running("config-manager")]
+        events.append(("Warning", "BackOff",
+                       "Back-off restarting failed container gpu-feature-discovery in pod "
+                       f"gpu-feature-discovery-{uid(op.daemonset, node)[:5]}"))
+        logs["gpu-feature-discovery"] = (
+            "I1129 11:44:00.000000       1 main.go:163] Start running\n"
+            "E1129 11:44:03.000000       1 main.go:131] error: failed to write labels: "
+            "error creating NodeFeature object: nodefeatures.nfd.k8s-sigs.io "
+            f"\"{node}-gpu-feature-discovery\" already exists\n")
+        ready = False
+    pc_node, pc_kind = _split(broken.get("plugin-config-invalid", ""))
+    if (op.daemonset == "nvidia-device-plugin-daemonset" and node == pc_node
+            and (pc_kind or "misplaced") in CONFIG_MANAGER_FAILURES):
+        # config-manager reports a failed switch; the plugin itself a document it cannot parse
+        container = "nvidia-device-plugin" if pc_kind == "unparsable" else "config-manager"
+        logs[container] = CONFIG_MANAGER_FAILURES[pc_kind]
     if op.daemonset == "nvidia-mig-manager" and node == broken.get("mig"):
         logs["nvidia-mig-manager"] = (
             "time=\"2026-11-29T11:40:00Z\" level=info msg=\"Updating to MIG config: "

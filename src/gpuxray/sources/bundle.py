@@ -19,7 +19,7 @@ from gpuxray.errors import InputError
 from gpuxray.model import k8s
 from gpuxray.model.snapshot import HostFacts, Input, InputState, Manifest, PodLog, Snapshot
 from gpuxray.sources.archive import bundle_root, extract_bundle
-from gpuxray.sources.decode import decode_objects, decode_one
+from gpuxray.sources.decode import decode_file, decode_one
 
 T = TypeVar("T")
 
@@ -174,7 +174,7 @@ def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "") -> 
             continue
         rel = f.relative_to(root).as_posix()
         try:
-            objs = decode_objects(f.read_bytes(), typ, rel)
+            objs = decode_file(f, typ, rel)
         except InputError as exc:
             if not lenient:
                 raise

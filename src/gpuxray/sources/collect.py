@@ -33,6 +33,7 @@ from gpuxray.sources.live import (
     Client,
     FetchError,
     Gathered,
+    KubeTransport,
     Page,
     Progress,
     RetryPolicy,
@@ -142,8 +143,14 @@ class CollectResult:
     gathered: Gathered
 
 
+# Adds ``nodes/`` to the bundle after the read-only gathering (``--node-agent``); returns the
+# manifest errors of the nodes it could not read.
+NodeFactsStep = Callable[[Path, Client, Progress], list[tuple[str, str]]]
+
+
 def collect_into(root: Path, client: Client, progress: Progress, *, context: str,
-                 log_tail: int = LOG_TAIL_LINES) -> Gathered:
+                 log_tail: int = LOG_TAIL_LINES,
+                 node_facts: NodeFactsStep | None = None) -> Gathered:
     """Gather through ``client`` into the bundle directory ``root`` and write its manifest."""
     root.mkdir(parents=True, exist_ok=True)
     collected_at = now_iso()
@@ -156,6 +163,8 @@ def collect_into(root: Path, client: Client, progress: Progress, *, context: str
     if not g.inputs[Input.LOGS].collected:
         shutil.rmtree(root / "logs", ignore_errors=True)
         g.errors.append(("logs", g.inputs[Input.LOGS].reason))
+    if node_facts is not None:
+        g.errors.extend(node_facts(root, client, progress))
     if g.version is not None:
         version = msgspec.json.encode({"serverVersion": msgspec.Raw(g.version)})
         (root / "cluster").mkdir(parents=True, exist_ok=True)
@@ -179,7 +188,8 @@ def is_archive_name(out: str) -> bool:
 
 def write_bundle(out: str, transport: Transport, progress: Progress, *, context: str,
                  log_tail: int = LOG_TAIL_LINES,
-                 policy: RetryPolicy | None = None) -> CollectResult:
+                 policy: RetryPolicy | None = None,
+                 node_facts: NodeFactsStep | None = None) -> CollectResult:
     """Collect into ``out``: a new directory, or a ``.tar.gz`` written atomically."""
     client = Client(transport, policy or live.DEFAULT_POLICY)
     dest = Path(out)
@@ -188,7 +198,8 @@ def write_bundle(out: str, transport: Transport, progress: Progress, *, context:
             raise UsageError(f"{out}: exists and is not an empty directory")
         created = not dest.exists()
         try:
-            g = collect_into(dest, client, progress, context=context, log_tail=log_tail)
+            g = collect_into(dest, client, progress, context=context, log_tail=log_tail,
+                             node_facts=node_facts)
         except BaseException:
             if created:  # no half-written bundle left behind to be mistaken for a whole one
                 shutil.rmtree(dest, ignore_errors=True)
@@ -200,7 +211,8 @@ def write_bundle(out: str, transport: Transport, progress: Progress, *, context:
     top = dest.name[: -len(".tar.gz")] if dest.name.endswith(".tar.gz") else dest.name[:-4]
     with tempfile.TemporaryDirectory(prefix="gpuxray-collect-") as tmp:
         root = Path(tmp) / (top or "bundle")
-        g = collect_into(root, client, progress, context=context, log_tail=log_tail)
+        g = collect_into(root, client, progress, context=context, log_tail=log_tail,
+                         node_facts=node_facts)
         fd, tmp_tar = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=parent)
         try:
             with os.fdopen(fd, "wb") as fh, tarfile.open(fileobj=fh, mode="w:gz") as tar:
@@ -213,8 +225,13 @@ def write_bundle(out: str, transport: Transport, progress: Progress, *, context:
 
 
 def collect(out: str, kubeconfig: str | None, context: str | None, *, quiet: bool,
-            log_tail: int = LOG_TAIL_LINES) -> CollectResult:
+            log_tail: int = LOG_TAIL_LINES,
+            node_facts: Callable[[KubeTransport], NodeFactsStep] | None = None,
+            ) -> CollectResult:
+    """``node_facts`` builds the node step from the transport (it needs its credentials)."""
     transport, name = kube_transport(kubeconfig, context)
     progress = Progress(quiet)
-    progress.line(f"gpuxray: collecting from {transport.host} (context {name or '-'}), read-only")
-    return write_bundle(out, transport, progress, context=name, log_tail=log_tail)
+    progress.line(f"gpuxray: collecting from {transport.host} (context {name or '-'}), read-only"
+                  + (" + node agent" if node_facts else ""))
+    return write_bundle(out, transport, progress, context=name, log_tail=log_tail,
+                        node_facts=node_facts(transport) if node_facts else None)

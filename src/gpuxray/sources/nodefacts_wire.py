@@ -31,10 +31,35 @@ class WireFacts(msgspec.Struct, forbid_unknown_fields=False):
 _DECODER = msgspec.json.Decoder(WireFacts)
 
 
-def encode(facts: HostFacts, notes: list[str]) -> bytes:
+# The kubelet rotates a container's log at ``containerLogMaxSize`` (10 MiB by default) and the
+# logs endpoint serves the current file only: the line must stay well below that.
+WIRE_BUDGET_CHARS = 6 << 20
+MIN_TRIM = 4096
+
+
+def fit(cmds: dict[str, str], files: dict[str, str], notes: list[str],
+        budget: int = WIRE_BUDGET_CHARS) -> dict[str, str]:
+    """``cmds`` with the largest outputs (journal, dmesg) cut to their most recent half until
+    everything fits ``budget``; each cut is noted. Files are left whole (each is already capped
+    by the node source, and the containerd configs are the point)."""
+    out = dict(cmds)
+    fixed = sum(len(v) for v in files.values())
+    while fixed + sum(len(v) for v in out.values()) > budget:
+        name = max(out, key=lambda k: len(out[k]), default=None)
+        if name is None or len(out[name]) < MIN_TRIM:
+            break
+        text = out[name][len(out[name]) // 2:]
+        out[name] = text[text.find("\n") + 1:]
+        notes.append(f"{name}: kept the last {len(out[name])} characters to fit the pod log")
+    return out
+
+
+def encode(facts: HostFacts, notes: list[str], budget: int = WIRE_BUDGET_CHARS) -> bytes:
     """One line (no newline inside: JSON escapes them), ``format`` first."""
+    notes = list(notes)
+    cmds = fit(facts.cmds, facts.files, notes, budget)
     doc: dict[str, Any] = {"format": WIRE_FORMAT, "node": facts.node, "files": facts.files,
-                           "cmds": facts.cmds, "cmd_errors": facts.cmd_errors,
+                           "cmds": cmds, "cmd_errors": facts.cmd_errors,
                            "unreadable": dict(facts.unreadable), "notes": notes}
     return msgspec.json.encode(doc) + b"\n"
 

@@ -453,9 +453,7 @@ def _containers(entry: _Entry | None) -> tuple[list[k8s.Container], list[k8s.Con
                 requests=_resources(f["Requests"][1]) if "Requests" in f else {},
                 limits=_resources(f["Limits"][1]) if "Limits" in f else {}),
             env=env,
-            restart_policy=f["Restart Policy"][0] if "Restart Policy" in f else None,
-            command=[s.strip() for s in f["Command"][1]] if "Command" in f else [],
-            args=[s.strip() for s in f["Args"][1]] if "Args" in f else []))
+            restart_policy=f["Restart Policy"][0] if "Restart Policy" in f else None))
         if "State" in f or "Ready" in f:
             try:
                 restarts = int(f.get("Restart Count", ("0", []))[0])
@@ -492,27 +490,16 @@ def _pod(lines: list[str]) -> DescribedPod | None:
     conds = [k8s.PodCondition(type=r.get("Type", ""), status=r.get("Status", ""))
              for r in parse_table(by["Conditions"].body)] if "Conditions" in by else []
     phase = by["Status"].value.split(" ", 1)[0] if "Status" in by else "Pending"
-    prio: int | None = None
-    if "Priority" in by:
-        try:
-            prio = int(by["Priority"].value)
-        except ValueError:
-            prio = None
     spec = k8s.PodSpec(
         node_name=node_name,
         node_selector=_kv_list(_multi(by["Node-Selectors"])) if "Node-Selectors" in by else {},
         tolerations=[parse_toleration(t) for t in _multi(by["Tolerations"])]
         if "Tolerations" in by else [],
         containers=specs, init_containers=init_specs,
-        runtime_class_name=by["Runtime Class Name"].value if "Runtime Class Name" in by else None,
-        priority_class_name=by["Priority Class Name"].value if "Priority Class Name" in by
-        else "",
-        priority=prio,
-        service_account_name=by["Service Account"].value if "Service Account" in by else "")
+        runtime_class_name=by["Runtime Class Name"].value if "Runtime Class Name" in by else None)
     status = k8s.PodStatus(
         phase=phase if phase != "Terminating" else "Running", conditions=conds,
         container_statuses=statuses, init_container_statuses=init_status,
-        nominated_node_name=by["NominatedNodeName"].value if "NominatedNodeName" in by else "",
         reason=by["Reason"].value if "Reason" in by else "",
         message=by["Message"].value if "Message" in by else "",
         start_time=rfc1123_to_iso(by["Start Time"].value) if "Start Time" in by else None)

@@ -1,0 +1,379 @@
+"""Operator configuration the nodes depend on (seed §1, §3, §6; CODES.md GX412–GX414).
+
+- GX412: driver-container mode on GPU nodes whose OS (or, precompiled, kernel) no driver spec
+  covers — the driver image is built for one ``<os>`` (``<branch>-<kernel>-<os>`` precompiled).
+- GX413: the device-plugin/GFD/MPS config a node runs under is missing, unparsable or has keys
+  where the plugin ignores them, or config-manager/the plugin says it could not load it.
+- GX414: a GPU node without GFD's labels, or with labels that come and go (NFD master denying the
+  ``nvidia.com`` namespace, NFD/GFD restarting).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+
+from gpuxray.checks.operator import gpu_nodes, node_subject
+from gpuxray.checks.registry import check
+from gpuxray.engines.capacity import gpu_resource_names
+from gpuxray.engines.operator import operand_pod_on, pod_matches, policy
+from gpuxray.engines.plugin_config import ConfigRef, config_ref, find_configmap, validate
+from gpuxray.engines.signatures import default_matcher
+from gpuxray.knowledge import clusterpolicy as cpk
+from gpuxray.knowledge import driver_images as di
+from gpuxray.knowledge import labels as lk
+from gpuxray.knowledge.operands import DEVICE_PLUGIN
+from gpuxray.knowledge.signatures import CAUSE_BY_ID
+from gpuxray.model.factory import fail, unknown
+from gpuxray.model.finding import Evidence, Finding, Severity, Subject
+from gpuxray.model.k8s import CustomResource, Node, Pod
+from gpuxray.model.snapshot import Input, Snapshot
+
+MAX_EVIDENCE = 8
+
+
+def _cp_subject(cp: CustomResource) -> Subject:
+    return Subject("ClusterPolicy", cp.metadata.name or "cluster-policy")
+
+
+def _node_info_ev(snap: Snapshot, node: Node) -> Evidence:
+    info = node.status.node_info
+    return snap.ev(Input.NODES, f"{node.metadata.name} osImage={info.os_image!r} "
+                                f"kernelVersion={info.kernel_version!r}")
+
+
+# ----- GX412 -------------------------------------------------------------------------------
+def _driver_nodes(snap: Snapshot) -> list[Node]:
+    """GPU nodes the driver DaemonSet targets (not opted out of the driver)."""
+    return [n for n in gpu_nodes(snap)
+            if n.metadata.labels.get(lk.DEPLOY_PREFIX + "driver", "true") == "true"
+            and n.metadata.labels.get(lk.DEPLOY_OPERANDS) != "false"]
+
+
+def _selects(selector: object, node: Node) -> bool:
+    if not isinstance(selector, dict):
+        return True
+    labels = node.metadata.labels
+    return all(labels.get(str(k)) == str(v) for k, v in selector.items())
+
+
+@check("GX412", needs=(Input.NODES, Input.CLUSTERPOLICIES))
+def driver_os_mismatch(snap: Snapshot) -> Iterator[Finding]:
+    """Seed §3: the driver container "needs every GPU node on the same OS version"; precompiled
+    images are tagged ``<branch>-<kernel>-<os>`` and need that exact kernel. NVIDIADriver CRs
+    (``driver.useNvidiaDriverCRD``) split nodes into pools by ``spec.nodeSelector``, each pool
+    built per OS — then every GPU node must be selected by one CR."""
+    cp = policy(snap)
+    if cp is None or not cpk.driver_enabled(cp):
+        return  # host driver: OS may be mixed (seed §3)
+    nodes = _driver_nodes(snap)
+    if not nodes:
+        return
+    raw = cp.spec.get("driver")
+    driver: dict[str, object] = raw if isinstance(raw, dict) else {}
+    cp_ev = snap.ev(Input.CLUSTERPOLICIES,
+                    f"{cp.metadata.name}: driver.enabled=true, version="
+                    f"{driver.get('version', '<default>')}, usePrecompiled="
+                    f"{bool(driver.get('usePrecompiled'))}, useNvidiaDriverCRD="
+                    f"{bool(driver.get('useNvidiaDriverCRD'))}")
+    if driver.get("useNvidiaDriverCRD") is True:
+        yield from _crd_pools(snap, nodes, cp_ev)
+        return
+    precompiled = driver.get("usePrecompiled") is True
+    groups: dict[str, list[Node]] = defaultdict(list)
+    for n in nodes:
+        groups[di.os_tag(n.status.node_info.os_image)].append(n)
+    if len(groups) > 1:
+        evs = [cp_ev]
+        for tag, ns in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            evs.append(snap.ev(Input.NODES, f"{tag}: " + ", ".join(
+                f"{n.metadata.name} ({n.status.node_info.os_image})" for n in ns[:4])
+                + (f" and {len(ns) - 4} more" if len(ns) > 4 else "")))
+        if snap.nvidiadrivers:
+            evs.append(snap.ev(Input.NVIDIADRIVERS, f"{len(snap.nvidiadrivers)} NVIDIADriver "
+                                                    "CR(s) exist but driver.useNvidiaDriverCRD "
+                                                    "is not true: they are not used"))
+        yield fail("GX412", _cp_subject(cp), evs[:MAX_EVIDENCE], policy=cp.metadata.name,
+                   os_tags=sorted(groups), nodes=sorted(n.metadata.name for n in nodes),
+                   detail=f"driver-container mode, but GPU nodes run {len(groups)} OS "
+                          f"releases ({', '.join(sorted(groups))}); one driver image covers "
+                          "one OS")
+    if precompiled:
+        yield from _precompiled_tags(snap, nodes, str(driver.get("version") or ""), cp_ev)
+
+
+def _crd_pools(snap: Snapshot, nodes: list[Node], cp_ev: Evidence) -> Iterator[Finding]:
+    if not snap.has(Input.NVIDIADRIVERS):
+        st = snap.state(Input.NVIDIADRIVERS)
+        yield unknown("GX412", Subject("ClusterPolicy", "cluster-policy"), st.source, st.reason,
+                      evidence=(cp_ev,))
+        return
+    for n in nodes:
+        name = n.metadata.name
+        selected = [cr for cr in snap.nvidiadrivers if _selects(cr.spec.get("nodeSelector"), n)]
+        if len(selected) == 1:
+            continue
+        if not selected:
+            detail = (f"{name} ({n.status.node_info.os_image}, {n.status.node_info.kernel_version})"
+                      " is selected by no NVIDIADriver CR: no driver is deployed there")
+        else:
+            detail = (f"{name} is selected by {len(selected)} NVIDIADriver CRs ("
+                      + ", ".join(cr.metadata.name for cr in selected)
+                      + "): the operator refuses overlapping pools")
+        evs = [_node_info_ev(snap, n), cp_ev]
+        evs += [snap.ev(Input.NVIDIADRIVERS, f"{cr.metadata.name} nodeSelector "
+                                             f"{cr.spec.get('nodeSelector') or '{}'}")
+                for cr in snap.nvidiadrivers[:5]]
+        yield fail("GX412", node_subject(name), evs[:MAX_EVIDENCE], node=name, detail=detail,
+                   selected_by=[cr.metadata.name for cr in selected])
+
+
+_TAG = re.compile(r"/driver:(\S+)$")
+
+
+def _precompiled_tags(snap: Snapshot, nodes: list[Node], version: str,
+                      cp_ev: Evidence) -> Iterator[Finding]:
+    """Precompiled: the driver pod on each node must run ``<branch>-<kernel>-<os>`` of that
+    node's kernel; a pod on another tag means the kernel moved under it (seed §3, GX508)."""
+    if not version or not snap.has(Input.OPERATOR_PODS):
+        return
+    branch = di.driver_branch(version)
+    for n in nodes:
+        name = n.metadata.name
+        want = di.precompiled_tag(branch, n.status.node_info.kernel_version,
+                                  n.status.node_info.os_image)
+        pod = operand_pod_on(snap, "nvidia-driver-daemonset", name) or _driver_pod(snap, name)
+        if pod is None:
+            continue
+        tags = [m.group(1) for c in pod.spec.containers
+                if (m := _TAG.search(c.image)) and c.name == "nvidia-driver-ctr"]
+        if not tags or tags[0] == want:
+            continue
+        yield fail("GX412", node_subject(name), [
+            _node_info_ev(snap, n), cp_ev,
+            snap.ev(Input.PODS, f"{pod.metadata.name} runs driver image tag {tags[0]}")],
+            node=name, expected_tag=want, actual_tag=tags[0],
+            detail=f"{name} needs precompiled tag {want} but its driver pod runs {tags[0]}")
+
+
+def _driver_pod(snap: Snapshot, node: str) -> Pod | None:
+    """Precompiled DaemonSets carry the kernel in their name (nvidia-driver-daemonset-<kernel>…)."""
+    for pod in snap.pods_by_node.get(node, []):
+        if (pod.metadata.namespace or "default") == snap.operator_namespace and \
+                pod.metadata.name.startswith("nvidia-driver-daemonset"):
+            return pod
+    return None
+
+
+# ----- GX413 -------------------------------------------------------------------------------
+CONFIG_READERS = (DEVICE_PLUGIN, "gpu-feature-discovery", "nvidia-device-plugin-mps-control-daemon")
+
+
+@check("GX413", needs=(Input.NODES, Input.CLUSTERPOLICIES))
+def plugin_config_invalid(snap: Snapshot) -> Iterator[Finding]:
+    """Seed §6; facts.md §5.2, §6.1: config-manager picks the key named by the node label
+    ``nvidia.com/device-plugin.config`` (else ``devicePlugin.config.default``) from the ConfigMap
+    ``devicePlugin.config.name``. A missing key, an unparsable document or keys one level off
+    (``flags.renameByDefault``) leave the node on another config than intended, silently."""
+    cp = policy(snap)
+    if cp is None:
+        return
+    cfg = cpk.device_plugin_config(cp)
+    nodes = gpu_nodes(snap)
+    refs = [config_ref(cfg, n) for n in nodes]
+    yield from _config_problems(snap, cp, refs)
+    yield from _config_log_lines(snap, nodes)
+
+
+def _config_problems(snap: Snapshot, cp: CustomResource,
+                     refs: list[ConfigRef]) -> Iterator[Finding]:
+    cm_name = refs[0].configmap if refs else None
+    ns = snap.operator_namespace
+    if cm_name is None:
+        for r in refs:
+            if r.label:
+                yield fail("GX413", node_subject(r.node), [
+                    snap.ev(Input.NODES, f"{r.node} label {lk.DEVICE_PLUGIN_CONFIG}={r.label}"),
+                    snap.ev(Input.CLUSTERPOLICIES,
+                            f"{cp.metadata.name}: spec.devicePlugin.config is not set")],
+                    node=r.node, target=r.node, key=r.label,
+                    problem=f"label {lk.DEVICE_PLUGIN_CONFIG}={r.label} names a config but the "
+                            "ClusterPolicy sets no devicePlugin.config: the label selects "
+                            "nothing")
+        return
+    used = [r for r in refs if r.key]
+    if not used:
+        return
+    cm_subject = Subject("ConfigMap", cm_name, ns)
+    if not snap.has(Input.CONFIGMAPS):
+        st = snap.state(Input.CONFIGMAPS)
+        yield unknown("GX413", cm_subject, st.source, st.reason)
+        return
+    cm = find_configmap(snap, cm_name)
+    cp_ev = snap.ev(Input.CLUSTERPOLICIES, f"{cp.metadata.name}: spec.devicePlugin.config "
+                                           f"name={cm_name}")
+    if cm is None:
+        yield fail("GX413", cm_subject, [cp_ev, snap.ev(
+            Input.CONFIGMAPS, f"no ConfigMap {cm_name} in namespace {ns}")],
+            configmap=f"{ns}/{cm_name}", target=f"ConfigMap {ns}/{cm_name}",
+            nodes=sorted(r.node for r in used),
+            problem="is missing: config-manager cannot start the plugin with the named config")
+        return
+    by_key: dict[str, list[ConfigRef]] = defaultdict(list)
+    for r in used:
+        by_key[str(r.key)].append(r)
+    for key, rs in sorted(by_key.items()):
+        if key not in cm.data:
+            labelled = [r for r in rs if r.key_from == "label"]
+            for r in labelled:
+                yield fail("GX413", node_subject(r.node), [
+                    snap.ev(Input.NODES, f"{r.node} label {lk.DEVICE_PLUGIN_CONFIG}={key}"),
+                    snap.ev(Input.CONFIGMAPS, f"{ns}/{cm_name} keys: "
+                                              + (", ".join(sorted(cm.data)) or "<none>"))],
+                    node=r.node, target=r.node, key=key, configmap=f"{ns}/{cm_name}",
+                    problem=f"label {lk.DEVICE_PLUGIN_CONFIG}={key} names a key that ConfigMap "
+                            f"{ns}/{cm_name} does not have")
+            if len(labelled) < len(rs):
+                yield fail("GX413", cm_subject, [cp_ev, snap.ev(
+                    Input.CONFIGMAPS, f"{ns}/{cm_name} keys: "
+                                      + (", ".join(sorted(cm.data)) or "<none>"))],
+                    configmap=f"{ns}/{cm_name}", key=key, target=f"ConfigMap {ns}/{cm_name}",
+                    nodes=sorted(r.node for r in rs if r.key_from != "label"),
+                    problem=f"has no key {key!r}, the ClusterPolicy's devicePlugin.config."
+                            "default")
+            continue
+        issues = validate(cm.data[key])
+        if not issues:
+            continue
+        severe = any(i.fatal or i.problem.startswith("misplaced") for i in issues)
+        evs = [snap.ev(Input.CONFIGMAPS, f"{ns}/{cm_name} data.{key}: {i.path}: {i.problem}")
+               for i in issues[:MAX_EVIDENCE - 1]]
+        evs.append(snap.ev(Input.NODES, f"used by {', '.join(sorted(r.node for r in rs)[:6])}"
+                                        f" ({rs[0].key_from})"))
+        first = issues[0]
+        yield fail("GX413", cm_subject, evs, severity=None if severe else Severity.WARNING,
+                   configmap=f"{ns}/{cm_name}", key=key,
+                   target=f"ConfigMap {ns}/{cm_name} key {key!r}",
+                   nodes=sorted(r.node for r in rs),
+                   issues=[{"path": i.path, "problem": i.problem, "fatal": i.fatal}
+                           for i in issues],
+                   problem=f"{first.path}: {first.problem}"
+                           + (f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""))
+
+
+def _config_log_lines(snap: Snapshot, nodes: list[Node]) -> Iterator[Finding]:
+    """config-manager / plugin / GFD log lines saying the config could not be loaded."""
+    matches = pod_matches(snap)
+    for n in nodes:
+        name = n.metadata.name
+        evs: list[Evidence] = []
+        for ds in CONFIG_READERS:
+            pod = operand_pod_on(snap, ds, name)
+            if pod is None:
+                continue
+            for m in matches.get((pod.metadata.namespace or "default", pod.metadata.name), []):
+                if CAUSE_BY_ID[m.match.signature.primary].code == "GX413" and \
+                        m.evidence not in evs:
+                    evs.append(m.evidence)
+        if evs:
+            yield fail("GX413", node_subject(name), evs[:MAX_EVIDENCE], node=name, target=name,
+                       problem=f"the plugin/config-manager could not load or switch its config: "
+                               f"{evs[0].detail[:200]}")
+
+
+# ----- GX414 -------------------------------------------------------------------------------
+GFD_LABELS = ("nvidia.com/gpu.product", "nvidia.com/gpu.count", "nvidia.com/gpu.memory")
+CHURN_RESTARTS = 3  # restarts of GFD / nfd-worker on the node that count as churn
+_NFD_MASTER = re.compile(r"(?:^|-)(?:nfd-master|node-feature-discovery-master)(?:-|$)")
+_NFD_WORKER = re.compile(r"(?:^|-)(?:nfd-worker|node-feature-discovery-worker)(?:-|$)")
+
+
+def _labelled_gpu_node(node: Node) -> bool:
+    labels = node.metadata.labels
+    if labels.get(lk.WORKLOAD_CONFIG, "container") != "container":
+        return False
+    if labels.get(lk.GPU_PRESENT) == "true":
+        return True
+    for res in gpu_resource_names(node):
+        if res == "nvidia.com/gpu" or res.startswith("nvidia.com/gpu."):
+            try:
+                if int(str(node.status.capacity.get(res, "0"))) > 0:
+                    return True
+            except ValueError:
+                continue
+    return False
+
+
+def _nfd_denials(snap: Snapshot) -> list[Evidence]:
+    out: list[Evidence] = []
+    m = default_matcher()
+    for (ns, pod, container), log in sorted(snap.logs.items()):
+        if not (_NFD_MASTER.search(pod) or container == "nfd-master"):
+            continue
+        for text, suffix in ((log.current, ".log"), (log.previous, ".previous.log")):
+            for match in m.scan_text(text or "")[-200:]:
+                if CAUSE_BY_ID[match.signature.primary].code == "GX414":
+                    ev = Evidence(f"logs/{ns}/{pod}/{container}{suffix}", match.line[:300])
+                    if ev not in out:
+                        out.append(ev)
+    return out
+
+
+def _restarts(snap: Snapshot, pod: Pod) -> list[Evidence]:
+    evs = []
+    for st in pod.status.container_statuses:
+        if st.restart_count >= CHURN_RESTARTS:
+            evs.append(snap.ev(Input.PODS, f"{pod.metadata.name} container {st.name} restarted "
+                                           f"{st.restart_count} times"))
+    return evs
+
+
+def _churn(snap: Snapshot, node: str) -> list[Evidence]:
+    evs: list[Evidence] = []
+    gfd = operand_pod_on(snap, "gpu-feature-discovery", node)
+    pods = [gfd] if gfd is not None else []
+    pods += [p for p in snap.pods_by_node.get(node, []) if _NFD_WORKER.search(p.metadata.name)]
+    for p in pods:
+        evs += _restarts(snap, p)
+        for e in snap.events_for("Pod", p.metadata.namespace, p.metadata.name):
+            if e.type != "Normal" and e.reason in ("BackOff", "Failed", "Killing", "Unhealthy"):
+                evs.append(snap.ev(Input.EVENTS, f"{p.metadata.name}: {e.reason}: "
+                                                 f"{e.message[:200]}"))
+                break
+    return evs
+
+
+@check("GX414", needs=(Input.NODES,))
+def gfd_labels_missing(snap: Snapshot) -> Iterator[Finding]:
+    """Seed §1: GFD publishes the GPU's product, count and memory as node labels, which placement
+    (nodeSelector on ``nvidia.com/gpu.product``) and physical counts (capacity = count × replicas,
+    facts.md §6.2) rely on. NFD master drops labels outside its allowed namespaces
+    (``-extra-label-ns`` / ``-deny-label-ns``), and GFD/NFD restarts make them come and go."""
+    denials = _nfd_denials(snap)
+    for node in snap.nodes:
+        if not _labelled_gpu_node(node):
+            continue
+        name = node.metadata.name
+        labels = node.metadata.labels
+        missing = [k for k in GFD_LABELS if not labels.get(k)]
+        churn = _churn(snap, name) if snap.has(Input.OPERATOR_PODS) else []
+        if not missing and not churn and not denials:
+            continue
+        evs = [snap.ev(Input.NODES, f"{name} label {k}=" + (labels.get(k) or "<absent>"))
+               for k in GFD_LABELS]
+        evs += denials[:3] + churn[:3]
+        causes: list[str] = []
+        if denials:
+            causes.append("nfd-master denies nvidia.com labels")
+        if churn:
+            causes.append("GFD/NFD restarting")
+        gfd = operand_pod_on(snap, "gpu-feature-discovery", name)
+        if missing and gfd is None and snap.has(Input.OPERATOR_PODS):
+            causes.append("no gpu-feature-discovery pod on the node")
+            evs.append(snap.ev(Input.OPERATOR_PODS, f"no gpu-feature-discovery pod on {name}"))
+        state = (f"lacks {', '.join(missing)}" if missing
+                 else "has the GFD labels, but they come and go")
+        yield fail("GX414", node_subject(name), evs[:MAX_EVIDENCE], node=name, missing=missing,
+                   causes=causes,
+                   detail=state + (f" ({'; '.join(causes)})" if causes else ""))
