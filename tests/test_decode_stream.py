@@ -35,7 +35,7 @@ def test_streamed_bad_item_is_one_line_error(tmp_path: Path,
     f = write_list(tmp_path / "pods.json", [{"metadata": {"name": "ok"}},
                                             {"metadata": {"name": 5}}])
     monkeypatch.setattr(decode, "STREAM_THRESHOLD", 1)
-    with pytest.raises(InputError, match=r"pods.json: item 1"):
+    with pytest.raises(InputError, match=r"pods\.json: item 1"):
         decode.decode_file(f, k8s.Pod, "pods.json")
 
 
@@ -47,5 +47,5 @@ def test_streamed_falls_back_for_single_objects_and_junk(tmp_path: Path,
     assert [p.metadata.name for p in decode.decode_file(one, k8s.Pod, "one.json")] == ["x"]
     junk = tmp_path / "junk.json"
     junk.write_bytes(b"{\x00\xff" * 100)
-    with pytest.raises(InputError, match="junk.json"):
+    with pytest.raises(InputError, match=r"junk\.json"):
         decode.decode_file(junk, k8s.Pod, "junk.json")
