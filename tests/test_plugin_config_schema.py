@@ -103,8 +103,8 @@ def test_problem_is_reported_with_its_path(doc: str, path: str, fatal: bool) -> 
 
 def test_misplaced_key_names_where_it_belongs() -> None:
     [issue] = validate("version: v1\nflags:\n  renameByDefault: true\n")
-    assert issue.problem.startswith("misplaced")
-    assert "sharing.mps" in issue.problem and "sharing.timeSlicing" in issue.problem
+    assert issue.kind == "misplaced" and not issue.fatal
+    assert issue.belongs == ("sharing.mps", "sharing.timeSlicing")
 
 
 def test_schema_table_knows_the_nested_homes() -> None:

@@ -78,7 +78,7 @@ def driver_os_mismatch(snap: Snapshot) -> Iterator[Finding]:
                     f"{bool(driver.get('usePrecompiled'))}, useNvidiaDriverCRD="
                     f"{bool(driver.get('useNvidiaDriverCRD'))}")
     if driver.get("useNvidiaDriverCRD") is True:
-        yield from _crd_pools(snap, nodes, cp_ev)
+        yield from _crd_pools(snap, cp, nodes, cp_ev)
         return
     precompiled = driver.get("usePrecompiled") is True
     groups: dict[str, list[Node]] = defaultdict(list)
@@ -96,6 +96,8 @@ def driver_os_mismatch(snap: Snapshot) -> Iterator[Finding]:
                                                     "is not true: they are not used"))
         yield fail("GX412", _cp_subject(cp), evs[:MAX_EVIDENCE], policy=cp.metadata.name,
                    os_tags=sorted(groups), nodes=sorted(n.metadata.name for n in nodes),
+                   os_by_node={n.metadata.name: di.os_tag(n.status.node_info.os_image)
+                               for n in nodes},
                    detail=f"driver-container mode, but GPU nodes run {len(groups)} OS "
                           f"releases ({', '.join(sorted(groups))}); one driver image covers "
                           "one OS")
@@ -103,11 +105,11 @@ def driver_os_mismatch(snap: Snapshot) -> Iterator[Finding]:
         yield from _precompiled_tags(snap, nodes, str(driver.get("version") or ""), cp_ev)
 
 
-def _crd_pools(snap: Snapshot, nodes: list[Node], cp_ev: Evidence) -> Iterator[Finding]:
+def _crd_pools(snap: Snapshot, cp: CustomResource, nodes: list[Node],
+               cp_ev: Evidence) -> Iterator[Finding]:
     if not snap.has(Input.NVIDIADRIVERS):
         st = snap.state(Input.NVIDIADRIVERS)
-        yield unknown("GX412", Subject("ClusterPolicy", "cluster-policy"), st.source, st.reason,
-                      evidence=(cp_ev,))
+        yield unknown("GX412", _cp_subject(cp), st.source, st.reason, evidence=(cp_ev,))
         return
     for n in nodes:
         name = n.metadata.name
@@ -246,7 +248,7 @@ def _config_problems(snap: Snapshot, cp: CustomResource,
         issues = validate(cm.data[key])
         if not issues:
             continue
-        severe = any(i.fatal or i.problem.startswith("misplaced") for i in issues)
+        severe = any(i.fatal or i.kind == "misplaced" for i in issues)
         evs = [snap.ev(Input.CONFIGMAPS, f"{ns}/{cm_name} data.{key}: {i.path}: {i.problem}")
                for i in issues[:MAX_EVIDENCE - 1]]
         evs.append(snap.ev(Input.NODES, f"used by {', '.join(sorted(r.node for r in rs)[:6])}"
@@ -256,8 +258,8 @@ def _config_problems(snap: Snapshot, cp: CustomResource,
                    configmap=f"{ns}/{cm_name}", key=key,
                    target=f"ConfigMap {ns}/{cm_name} key {key!r}",
                    nodes=sorted(r.node for r in rs),
-                   issues=[{"path": i.path, "problem": i.problem, "fatal": i.fatal}
-                           for i in issues],
+                   issues=[{"path": i.path, "kind": i.kind, "problem": i.problem,
+                            "fatal": i.fatal, "belongs": list(i.belongs)} for i in issues],
                    problem=f"{first.path}: {first.problem}"
                            + (f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""))
 
@@ -320,28 +322,25 @@ def _nfd_denials(snap: Snapshot) -> list[Evidence]:
     return out
 
 
-def _restarts(snap: Snapshot, pod: Pod) -> list[Evidence]:
-    evs = []
-    for st in pod.status.container_statuses:
-        if st.restart_count >= CHURN_RESTARTS:
-            evs.append(snap.ev(Input.PODS, f"{pod.metadata.name} container {st.name} restarted "
-                                           f"{st.restart_count} times"))
-    return evs
-
-
-def _churn(snap: Snapshot, node: str) -> list[Evidence]:
+def _churn(snap: Snapshot, node: str) -> tuple[list[Evidence], dict[str, int]]:
+    """Restarts (>= CHURN_RESTARTS) and failure events of GFD and nfd-worker on ``node``."""
     evs: list[Evidence] = []
+    restarts: dict[str, int] = {}
     gfd = operand_pod_on(snap, "gpu-feature-discovery", node)
     pods = [gfd] if gfd is not None else []
     pods += [p for p in snap.pods_by_node.get(node, []) if _NFD_WORKER.search(p.metadata.name)]
     for p in pods:
-        evs += _restarts(snap, p)
+        for st in p.status.container_statuses:
+            if st.restart_count >= CHURN_RESTARTS:
+                restarts[f"{p.metadata.name}/{st.name}"] = st.restart_count
+                evs.append(snap.ev(Input.PODS, f"{p.metadata.name} container {st.name} "
+                                               f"restarted {st.restart_count} times"))
         for e in snap.events_for("Pod", p.metadata.namespace, p.metadata.name):
             if e.type != "Normal" and e.reason in ("BackOff", "Failed", "Killing", "Unhealthy"):
                 evs.append(snap.ev(Input.EVENTS, f"{p.metadata.name}: {e.reason}: "
                                                  f"{e.message[:200]}"))
                 break
-    return evs
+    return evs, restarts
 
 
 @check("GX414", needs=(Input.NODES,))
@@ -357,7 +356,7 @@ def gfd_labels_missing(snap: Snapshot) -> Iterator[Finding]:
         name = node.metadata.name
         labels = node.metadata.labels
         missing = [k for k in GFD_LABELS if not labels.get(k)]
-        churn = _churn(snap, name) if snap.has(Input.OPERATOR_PODS) else []
+        churn, restarts = _churn(snap, name) if snap.has(Input.OPERATOR_PODS) else ([], {})
         if not missing and not churn and not denials:
             continue
         evs = [snap.ev(Input.NODES, f"{name} label {k}=" + (labels.get(k) or "<absent>"))
@@ -375,5 +374,5 @@ def gfd_labels_missing(snap: Snapshot) -> Iterator[Finding]:
         state = (f"lacks {', '.join(missing)}" if missing
                  else "has the GFD labels, but they come and go")
         yield fail("GX414", node_subject(name), evs[:MAX_EVIDENCE], node=name, missing=missing,
-                   causes=causes,
+                   causes=causes, restarts=restarts, nfd_denials=len(denials),
                    detail=state + (f" ({'; '.join(causes)})" if causes else ""))

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gpuxray.checks.registry import all_checks, run_check
-from gpuxray.checks.runtime import envvar_policy, no_gpu_problem, pod_subject
+from gpuxray.checks.runtime import CLAIMED_BY, envvar_policy, no_gpu_problem, pod_subject
 from gpuxray.engines.capacity import gpu_requests
 from gpuxray.engines.operator import operand_of_pod, pod_matches, policy
 from gpuxray.knowledge import clusterpolicy as cpk
@@ -44,12 +44,20 @@ def _pod_code_evidence(snap: Snapshot, pod: Pod, codes: Iterable[str]) -> dict[s
     wanted = set(codes)
     out: dict[str, list[Evidence]] = {}
     key = (pod.metadata.namespace or "default", pod.metadata.name)
-    for m in pod_matches(snap).get(key, []):
+    ms = pod_matches(snap).get(key, [])
+    by_code: dict[str, set[Evidence]] = {}
+    for m in ms:
+        by_code.setdefault(CAUSE_BY_ID[m.match.signature.primary].code, set()).add(m.evidence)
+    for m in ms:
         code = CAUSE_BY_ID[m.match.signature.primary].code
-        if code in wanted:
-            evs = out.setdefault(code, [])
-            if m.evidence not in evs and len(evs) < MAX_EVIDENCE:
-                evs.append(m.evidence)
+        if code not in wanted:
+            continue
+        # a line a more specific cause claims is not evidence for this one (checks/runtime.py)
+        if any(m.evidence in by_code.get(other, ()) for other in CLAIMED_BY.get(code, ())):
+            continue
+        evs = out.setdefault(code, [])
+        if m.evidence not in evs and len(evs) < MAX_EVIDENCE:
+            evs.append(m.evidence)
     return out
 
 

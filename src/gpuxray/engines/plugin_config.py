@@ -30,6 +30,8 @@ class Issue:
     path: str
     problem: str
     fatal: bool = False
+    kind: str = "invalid"  # invalid | unparsable | required | unknown-key | misplaced | ignored
+    belongs: tuple[str, ...] = ()  # for misplaced keys: where the plugin reads them
 
 
 def _kind_ok(leaf: pk.Leaf, value: Any) -> bool:
@@ -87,10 +89,11 @@ def _walk(node: pk.Node, value: Any, path: str, homes: dict[str, list[str]],
             continue
         elsewhere = [h for h in homes.get(key, []) if h != (path or "<top>")]
         if elsewhere:
+            homes_ = tuple(sorted(set(elsewhere)))
             out.append(Issue(sub, "misplaced: the plugin ignores it here; it belongs under "
-                                  + " or ".join(sorted(set(elsewhere)))))
+                                  + " or ".join(homes_), kind="misplaced", belongs=homes_))
         else:
-            out.append(Issue(sub, "unknown key: the plugin ignores it"))
+            out.append(Issue(sub, "unknown key: the plugin ignores it", kind="unknown-key"))
 
 
 def _sharing_rules(doc: dict[str, Any], out: list[Issue]) -> None:
@@ -107,7 +110,7 @@ def _sharing_rules(doc: dict[str, Any], out: list[Issue]) -> None:
             p = f"sharing.{mode}.resources[{i}]"
             name = r.get("name")
             if not isinstance(name, str) or not name:
-                out.append(Issue(f"{p}.name", "required", True))
+                out.append(Issue(f"{p}.name", "required", True, "required"))
             elif not (name == pk.SHAREABLE_PREFIXES[0]
                       or name.startswith(pk.SHAREABLE_PREFIXES[1])):
                 out.append(Issue(f"{p}.name", f"{name!r} cannot be shared: only nvidia.com/gpu "
@@ -116,7 +119,7 @@ def _sharing_rules(doc: dict[str, Any], out: list[Issue]) -> None:
                 out.append(Issue(f"{p}.name", pk.MPS_NO_MIG, True))
             reps = r.get("replicas")
             if reps is None:
-                out.append(Issue(f"{p}.replicas", "required", True))
+                out.append(Issue(f"{p}.replicas", "required", True, "required"))
             elif isinstance(reps, int) and not isinstance(reps, bool) and \
                     reps < pk.MIN_SHARING_REPLICAS:
                 out.append(Issue(f"{p}.replicas", f"{reps} replica(s) share nothing: sharing "
@@ -125,7 +128,7 @@ def _sharing_rules(doc: dict[str, Any], out: list[Issue]) -> None:
             for k in pk.IGNORED_RESOURCE_KEYS:
                 if k in r:
                     out.append(Issue(f"{p}.{k}", "ignored by the plugin (resource renaming in "
-                                                 "the config is disabled)"))
+                                                 "the config is disabled)", kind="ignored"))
 
 
 @functools.lru_cache(maxsize=64)
@@ -133,12 +136,13 @@ def validate(text: str) -> tuple[Issue, ...]:
     """Every problem of one config document, in document order (capped at MAX_ISSUES)."""
     doc, err = _load(text)
     if err is not None:
-        return (Issue("<document>", err, True),)
+        return (Issue("<document>", err, True, "unparsable"),)
     if not isinstance(doc, dict):
-        return (Issue("<document>", "not a mapping: the plugin cannot decode it", True),)
+        return (Issue("<document>", "not a mapping: the plugin cannot decode it", True,
+                      "unparsable"),)
     out: list[Issue] = []
     if "version" not in doc:
-        out.append(Issue("version", "required (v1)", True))
+        out.append(Issue("version", "required (v1)", True, "required"))
     _walk(pk.SCHEMA, doc, "", _homes(), out)
     _sharing_rules(doc, out)
     return tuple(out[:MAX_ISSUES])

@@ -9,7 +9,9 @@ pod sits Pending with ``Insufficient nvidia.com/gpu`` while ``cat 99-nvidia.toml
 
 from __future__ import annotations
 
-from gpuxray.scenarios.builder import OPERATOR_NS, ClusterBuilder
+from gpuxray.scenarios.builder import ClusterBuilder
+from gpuxray.scenarios.dcgm import Gpu, scrape
+from gpuxray.scenarios.operator import add_gpu_operator
 
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
@@ -90,6 +92,25 @@ JOURNAL = """\
 2026-11-23T09:14:07+0000 {node} systemd[1]: Started containerd.service - containerd container runtime.
 """
 
+DMESG = """\
+[Fri Nov 20 08:00:09 2026] nvidia: loading out-of-tree module taints kernel.
+[Fri Nov 20 08:00:09 2026] nvidia-nvlink: Nvlink Core is being initialized, major device number 511
+[Fri Nov 20 08:00:09 2026] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 23 09:46:56 UTC 2025
+[Fri Nov 20 08:00:10 2026] nvidia-modeset: Loading NVIDIA Kernel Mode Setting Driver for UNIX platforms  580.95.05  Tue Sep 23 09:36:19 UTC 2025
+[Fri Nov 20 08:00:10 2026] [drm] [nvidia-drm] [GPU ID 0x00000700] Loading driver
+"""
+
+APT_PERIODIC = 'APT::Periodic::Update-Package-Lists "1";\nAPT::Periodic::Unattended-Upgrade "1";\n'
+APT_UNATTENDED = """\
+Unattended-Upgrade::Allowed-Origins {
+        "${distro_id}:${distro_codename}-security";
+};
+Unattended-Upgrade::Package-Blacklist {
+        "linux-";
+        "nvidia-";
+};
+"""
+
 NO_RUNTIME = ('Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get '
               'sandbox runtime: no runtime for "nvidia" is configured')
 
@@ -112,6 +133,13 @@ def _node_files(b: ClusterBuilder, node: str, *, registry_dropin: bool) -> None:
                "nvidia_modeset       1605632  1 nvidia_drm\n"
                "nvidia              60878848  2 nvidia_uvm,nvidia_modeset\n")
     b.host_cmd(node, "mokutil-sb-state.txt", "SecureBoot disabled\n")
+    gpus = 4 if node == "gpu-1" else 2
+    b.host_cmd(node, "lspci-nvidia.txt", "".join(
+        f"{bus:02x}:00.0 3D controller [0302]: NVIDIA Corporation GA100 [A100 SXM4 80GB] "
+        f"[10de:20b2] (rev a1)\n" for bus in (0x07, 0x0f, 0x47, 0x4e)[:gpus]))
+    b.host_cmd(node, "dmesg.txt", DMESG)
+    b.host_file(node, "etc/apt/apt.conf.d/20auto-upgrades", APT_PERIODIC)
+    b.host_file(node, "etc/apt/apt.conf.d/50unattended-upgrades", APT_UNATTENDED)
     b.host_file(node, "etc/os-release", 'PRETTY_NAME="Ubuntu 22.04.5 LTS"\nNAME="Ubuntu"\n'
                 'VERSION_ID="22.04"\nID=ubuntu\n')
     b.host_file(node, "proc/driver/nvidia/version",
@@ -124,7 +152,7 @@ def build_demo() -> ClusterBuilder:
     b.node("cp-1", cpu="8", memory="32879096Ki",
            labels={"node-role.kubernetes.io/control-plane": ""},
            taints=[{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}])
-    b.node("cpu-1", cpu="32")
+    b.node("cpu-0", cpu="32")
     b.node("gpu-1", gpus=4, taints=[GPU_TAINT])
     # gpu-2 and gpu-3: the drop-in wiped the nvidia runtime; the plugin has been gone for days,
     # so kubelet shows capacity 0 and keeps the name (facts.md §3).
@@ -132,45 +160,27 @@ def build_demo() -> ClusterBuilder:
     b.node("gpu-3", gpus=2, capacity=0, allocatable=0, taints=[GPU_TAINT])
     for n in ("gpu-1", "gpu-2", "gpu-3"):
         _node_files(b, n, registry_dropin=n != "gpu-1")
-    b.runtimeclass("nvidia")
-
-    # The device plugin: running on gpu-1, sandbox creation failing on gpu-2/gpu-3.
-    ds = b.daemonset(OPERATOR_NS, "nvidia-device-plugin-daemonset",
-                     node_selector={"nvidia.com/gpu.deploy.device-plugin": "true"},
-                     tolerations=[GPU_TOLERATION], init=["toolkit-validation",
-                                                         "config-manager-init"],
-                     containers=["nvidia-device-plugin", "config-manager"],
-                     runtime_class="nvidia", desired=3, ready=1,
-                     labels={"app": "nvidia-device-plugin-daemonset"})
-    for i, n in enumerate(("gpu-1", "gpu-2", "gpu-3")):
-        name = f"nvidia-device-plugin-daemonset-{['x7k2p', 'q9d4m', 'f3n8w'][i]}"
-        containers = [b.container("nvidia-device-plugin",
-                                  image="nvcr.io/nvidia/k8s-device-plugin:v0.18.2"),
-                      b.container("config-manager",
-                                  image="nvcr.io/nvidia/k8s-device-plugin:v0.18.2")]
-        inits = [b.container(c, image="nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.10.1")
-                 for c in ("toolkit-validation", "config-manager-init")]
-        if n == "gpu-1":
-            b.pod(OPERATOR_NS, name, node=n, containers=containers, init_containers=inits,
-                  runtime_class="nvidia", owner=ds, tolerations=[GPU_TOLERATION],
-                  labels={"app": "nvidia-device-plugin-daemonset"})
-            continue
-        waiting = {"waiting": {"reason": "PodInitializing"}}
-        p = b.pod(OPERATOR_NS, name, node=n, containers=containers, init_containers=inits,
-                  runtime_class="nvidia", owner=ds, tolerations=[GPU_TOLERATION],
-                  labels={"app": "nvidia-device-plugin-daemonset"}, phase="Pending",
-                  container_statuses=[{"name": c["name"], "ready": False, "restartCount": 0,
-                                       "image": c["image"], "state": waiting}
-                                      for c in containers],
-                  init_statuses=[{"name": c["name"], "ready": False, "restartCount": 0,
-                                  "image": c["image"], "state": waiting} for c in inits])
-        b.event(p, "FailedCreatePodSandBox", NO_RUNTIME, component="kubelet", host=n, count=2891)
+    # The GPU Operator (healthy release); on gpu-2/gpu-3 the nvidia handler is gone, so operand
+    # pods with runtimeClassName nvidia fail sandbox creation and the plugin never starts.
+    add_gpu_operator(b, ["gpu-1", "gpu-2", "gpu-3"], version="v26.7.1",
+                     broken={"handler": "gpu-2,gpu-3"})
 
     # Workloads: gpu-1 is full; a new training pod waits.
     b.pod("ml", "finetune-7b-0", node="gpu-1", gpus=2, tolerations=[GPU_TOLERATION])
     b.pod("ml", "eval-nightly-28411", node="gpu-1", gpus=2, tolerations=[GPU_TOLERATION])
     b.pod("ml", "batch-old-1", node="gpu-1", gpus=4, phase="Succeeded",
           tolerations=[GPU_TOLERATION])
+    # One DCGM scrape of gpu-1 (seed §6's numbers: 0 % busy, 13.7 GiB held, 21 W): the nightly
+    # eval holds two cards it does not use — idle, not free.
+    b.metrics("gpu-1", scrape("gpu-1", [
+        Gpu(0, util=91, fb_used=61440, power=385, namespace="ml", pod="finetune-7b-0",
+            container="main"),
+        Gpu(1, util=88, fb_used=60211, power=371, namespace="ml", pod="finetune-7b-0",
+            container="main"),
+        Gpu(2, util=0, fb_used=14029, power=21, namespace="ml", pod="eval-nightly-28411",
+            container="main"),
+        Gpu(3, util=0, fb_used=14029, power=21, namespace="ml", pod="eval-nightly-28411",
+            container="main")]))
     pending = b.pod("ml", "train-llm-0", gpus=2, tolerations=[GPU_TOLERATION])
     b.event(pending, "FailedScheduling",
             "0/5 nodes are available: 1 node(s) had untolerated taint "

@@ -12,9 +12,9 @@ Knobs (``broken``: knob → value; a *node* value names one of ``gpu_nodes``):
 ``driver``          ``NODE`` or ``NODE:CAUSE`` (CAUSE: nouveau, secure-boot, precompiled,
                     headers; default nouveau): the driver pod crash-loops with that cause's
                     log/event, later operands on the node wait in Init, policy notReady
-``toolkit``         ``NODE``: the toolkit pod crash-loops (config dump fails); operands wait in
-                    ``toolkit-validation``; policy notReady
-``handler``         ``NODE``: the ``nvidia`` handler is gone: operand pods with
+``toolkit``         ``NODE``: the toolkit pod crash-loops (config dump fails, GX509); operands
+                    wait in ``toolkit-validation``; policy notReady
+``handler``         ``NODE[,NODE…]``: the ``nvidia`` handler is gone: operand pods with
                     ``runtimeClassName: nvidia`` fail sandbox creation, the plugin never starts,
                     the node advertises ``nvidia.com/gpu: 0``
 ``dcgm-exporter``   ``NODE``: dcgm-exporter crash-loops, cannot connect to DCGM
@@ -384,8 +384,14 @@ NFD_MASTER_DENIED = (
     "namespace not allowed\n")
 
 
+def _knob_values(broken: dict[str, str]) -> list[tuple[str, str]]:
+    """``handler`` may name several nodes (``gpu-2,gpu-3``); other knobs name one."""
+    return [(k, one) for k, v in broken.items()
+            for one in (v.split(",") if k == "handler" else [v])]
+
+
 def _apply_node_knobs(b: ClusterBuilder, nodes: dict[str, Obj], broken: dict[str, str]) -> None:
-    for knob, value in broken.items():
+    for knob, value in _knob_values(broken):
         node_name, extra = _split(value)
         if knob in ("plugin-config", "clusterpolicy") or node_name not in nodes:
             continue
@@ -524,7 +530,7 @@ def _operand_pod(b: ClusterBuilder, ds: Obj, op: Operand, node: str, version: st
                              if op.waits_for[blocked_idx] != "driver" else
                              "running command chroot with args [/run/nvidia/driver nvidia-smi]\n"
                              "nvidia driver is not ready yet, retrying\n" * 2)
-    if (node == broken.get("handler") and rc
+    if (node in broken.get("handler", "").split(",") and rc
             and op.daemonset != "nvidia-driver-daemonset"):
         cont_st = [_waiting(c, "ContainerCreating") for c in op.containers]
         init_st = []
