@@ -78,6 +78,11 @@ def test_demo_runs_and_finds_the_incident(gx: Run) -> None:
     assert gx501["evidence"][0]["source"].endswith("conf.d/registry.toml")
     codes = {(f["code"], f["subject"]["name"]) for f in doc["findings"] if f["status"] == "fail"}
     assert ("GX501", "gpu-1") not in codes and ("GX202", "train-llm-0") in codes
+    assert {("GX411", "gpu-2"), ("GX601", "eval-nightly-28411"), ("GX604", "gpu-3")} <= codes
+    idle = next(f for f in doc["findings"] if f["code"] == "GX601")
+    assert idle["params"]["node"] == "gpu-1"
+    # the example carries every input the checks need: nothing is left unknown
+    assert [f["code"] for f in doc["findings"] if f["status"] == "unknown"] == []
 
 
 def test_demo_save(gx: Run, tmp_path: Path) -> None:
