@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import functools
-import weakref
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from fractions import Fraction
 
 from gpuxray.engines.quantity import QuantityError, parse_quantity, safe_quantity
 from gpuxray.model.k8s import Container, Node, Pod
-from gpuxray.model.snapshot import Input, Snapshot
+from gpuxray.model.snapshot import Input, Snapshot, memo
 
 GPU_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-")
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
@@ -240,22 +239,18 @@ def accounting(snap: Snapshot) -> Accounting:
     return Accounting(dict(allocated), dict(holders), gpu_pods)
 
 
-_REQUESTED: weakref.WeakKeyDictionary[Snapshot, dict[str, dict[str, Fraction]]] = (
-    weakref.WeakKeyDictionary())
 
 
 def node_requested(snap: Snapshot, node: str) -> dict[str, Fraction]:
     """Every resource requested by the non-terminal pods bound to ``node`` (scheduler's view)."""
-    per_node = _REQUESTED.setdefault(snap, {})
-    cached = per_node.get(node)
-    if cached is not None:
-        return cached
-    total: dict[str, Fraction] = {}
-    for pod in snap.pods_by_node.get(node, []):
-        if not is_terminal(pod):
-            _add(total, pod_requests(pod))
-    per_node[node] = total
-    return total
+    def compute() -> dict[str, Fraction]:
+        total: dict[str, Fraction] = {}
+        for pod in snap.pods_by_node.get(node, []):
+            if not is_terminal(pod):
+                _add(total, pod_requests(pod))
+        return total
+
+    return memo(snap, ("node-requested", node), compute)
 
 
 def node_rows(snap: Snapshot, node: Node) -> list[GpuRow]:

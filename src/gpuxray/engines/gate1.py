@@ -17,7 +17,6 @@ leaf that, once fixed, would let the pod schedule:
 from __future__ import annotations
 
 import functools
-import weakref
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -43,7 +42,7 @@ from gpuxray.model.diagnosis import Step
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import Evidence, Finding, Subject
 from gpuxray.model.k8s import Node, Pod
-from gpuxray.model.snapshot import Input, Snapshot
+from gpuxray.model.snapshot import Input, Snapshot, memo
 
 MAX_LISTED = 8
 
@@ -155,16 +154,11 @@ class ResourceView:
     others: list[str]  # other GPU resource names advertised somewhere
 
 
-_VIEWS: weakref.WeakKeyDictionary[Snapshot, dict[str, ResourceView]] = weakref.WeakKeyDictionary()
-_ADMISSIBLE: weakref.WeakKeyDictionary[Snapshot, dict[bytes, dict[str, Admissibility]]] = (
-    weakref.WeakKeyDictionary())
-
-
 def resource_view(snap: Snapshot, res: str) -> ResourceView:
-    views = _VIEWS.setdefault(snap, {})
-    view = views.get(res)
-    if view is not None:
-        return view
+    return memo(snap, ("gate1-view", res), lambda: _resource_view(snap, res))
+
+
+def _resource_view(snap: Snapshot, res: str) -> ResourceView:
     nodes = snap.nodes
     advertising = [n for n in nodes if safe_quantity(n.status.capacity.get(res)) > 0]
     gpu_nodes = [n for n in nodes if res in n.status.capacity or is_gpu_node(n)]
@@ -174,18 +168,14 @@ def resource_view(snap: Snapshot, res: str) -> ResourceView:
                       int(safe_quantity(n.status.allocatable.get(res))), _expected(n, res) or 0)
     others = sorted({k for n in gpu_nodes for k, v in n.status.capacity.items()
                      if is_gpu_resource(k) and k != res and safe_quantity(v) > 0})
-    view = views[res] = ResourceView(advertising, gpu_nodes, largest, others)
-    return view
+    return ResourceView(advertising, gpu_nodes, largest, others)
 
 
 def admissible_nodes(snap: Snapshot, pod: Pod, nodes: list[Node]) -> dict[str, Admissibility]:
     """Per-node admissibility, shared by pods with the same tolerations and node constraints
     (the pods of one job or deployment)."""
     sig = msgspec.json.encode((pod.spec.tolerations, pod.spec.node_selector, pod.spec.affinity))
-    per_sig = _ADMISSIBLE.setdefault(snap, {})
-    cached = per_sig.get(sig)
-    if cached is None:
-        cached = per_sig[sig] = {}
+    cached: dict[str, Admissibility] = memo(snap, ("gate1-admissible", sig), dict)
     for n in nodes:
         name = n.metadata.name
         if name not in cached:
@@ -193,30 +183,16 @@ def admissible_nodes(snap: Snapshot, pod: Pod, nodes: list[Node]) -> dict[str, A
     return {n.metadata.name: cached[n.metadata.name] for n in nodes}
 
 
-_FITS: weakref.WeakKeyDictionary[Snapshot, dict[str, dict[str, ResourceFit]]] = (
-    weakref.WeakKeyDictionary())
-
-
 def _fit_table(snap: Snapshot, res: str) -> dict[str, ResourceFit]:
     """allocatable, capacity and GPUs already bound per GPU node: the same for every pod."""
-    per_res = _FITS.setdefault(snap, {})
-    table = per_res.get(res)
-    if table is None:
-        table = per_res[res] = {n.metadata.name: resource_fit(snap, n, res, Fraction(0))
-                                for n in resource_view(snap, res).gpu_nodes}
-    return table
-
-
-_FREE: weakref.WeakKeyDictionary[Snapshot, dict[str, dict[str, int]]] = (
-    weakref.WeakKeyDictionary())
+    return memo(snap, ("gate1-fit", res), lambda: {
+        n.metadata.name: resource_fit(snap, n, res, Fraction(0))
+        for n in resource_view(snap, res).gpu_nodes})
 
 
 def _free_table(snap: Snapshot, res: str) -> dict[str, int]:
-    per_res = _FREE.setdefault(snap, {})
-    table = per_res.get(res)
-    if table is None:
-        table = per_res[res] = {k: int(v.free) for k, v in _fit_table(snap, res).items()}
-    return table
+    return memo(snap, ("gate1-free", res), lambda: {
+        k: int(v.free) for k, v in _fit_table(snap, res).items()})
 
 
 def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bool:

@@ -8,10 +8,12 @@ records whether it was collected, from where, and why not, so "not collected" ca
 from __future__ import annotations
 
 import enum
+import weakref
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, TypeVar, cast
 
 from gpuxray.model.finding import Evidence
 from gpuxray.model.k8s import (
@@ -27,6 +29,8 @@ from gpuxray.model.k8s import (
     Workload,
 )
 from gpuxray.model.usage import UsageData
+
+T = TypeVar("T")
 
 
 class Input(enum.StrEnum):
@@ -218,3 +222,17 @@ class Snapshot:
         for (ns, p, _c), log in self.logs.items():
             if ns == namespace and p == pod:
                 yield log
+
+
+_MEMO: weakref.WeakKeyDictionary[Snapshot, dict[Hashable, Any]] = weakref.WeakKeyDictionary()
+
+
+def memo(snap: Snapshot, key: Hashable, compute: Callable[[], T]) -> T:
+    """Data derived from a snapshot, computed once: the snapshot never changes, and a fleet's
+    derived tables (per-node free GPUs, admissibility per pod shape) would otherwise be rebuilt
+    for every pending pod. Entries go with the snapshot."""
+    store = _MEMO.setdefault(snap, {})
+    if key in store:
+        return cast(T, store[key])
+    value = store[key] = compute()
+    return value
