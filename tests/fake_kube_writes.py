@@ -69,18 +69,20 @@ def _labels_match(obj: Obj, selector: str) -> bool:
 class FakeKube:
     def __init__(self, bundle: Path, roots: dict[str, Path],
                  behaviour: dict[str, str] | None = None,
-                 reject_daemonsets: int | None = None) -> None:
+                 reject_daemonsets: int | None = None, exec_status: int = 403) -> None:
         self.store = load_store(bundle)
         self.roots = roots
         self.behaviour = behaviour or {}
         self.reject_daemonsets = reject_daemonsets
+        self.exec_status = exec_status  # pods/exec (a websocket upgrade) is refused with it
         self.state = FakeState()
         self.requests: list[Recorded] = []
         self.lock = threading.Lock()
         self.threads: list[threading.Thread] = []
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,),
+                                       daemon=True)
 
     # ----- lifecycle ------------------------------------------------------------------------
     @property
@@ -165,11 +167,7 @@ class FakeKube:
             root = str(self.roots[node]) if how == "ok" else "/nonexistent-root"
             argv = [root if a == "/host" else a for a in argv if a != "--agent"]
             assert argv[0] == "gpuxray", argv
-            proc = subprocess.run([sys.executable, "-m", "gpuxray", *argv[1:]],
-                                  capture_output=True, timeout=120, check=False)
-            log = proc.stdout + proc.stderr
-            if proc.returncode != 0:
-                log += f"gpuxray-node-agent: failed with status {proc.returncode}\n".encode()
+            log = _run_agent(tuple(argv))
         with self.lock:
             pod = self.state.pods.get((ns, pod_name))
             if pod is None:
@@ -185,6 +183,9 @@ class FakeKube:
         parts = [p for p in url.path.split("/") if p]
         q = {k: v[0] for k, v in parse_qs(url.query).items()}
         st = self.state
+        if parts[-1:] == ["exec"]:
+            return self.exec_status, _status(self.exec_status, "Forbidden",
+                                             "pods/exec is forbidden"), "json"
         with self.lock:
             if method == "POST" and parts == ["api", "v1", "namespaces"]:
                 assert body is not None
@@ -247,6 +248,7 @@ class FakeKube:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body are separate writes
 
             def _any(self) -> None:
                 n = int(self.headers.get("Content-Length") or 0)
@@ -267,6 +269,26 @@ class FakeKube:
                 pass
 
         return Handler
+
+
+_RUNS: dict[tuple[str, ...], bytes] = {}
+_RUNS_LOCK = threading.Lock()
+
+
+def _run_agent(argv: tuple[str, ...]) -> bytes:
+    """The container's output for ``argv``: a real ``gpuxray node`` run, remembered per command
+    line so that tests sharing the same fake host trees pay for each run once."""
+    with _RUNS_LOCK:
+        if argv in _RUNS:
+            return _RUNS[argv]
+    proc = subprocess.run([sys.executable, "-m", "gpuxray", *argv[1:]],
+                          capture_output=True, timeout=120, check=False)
+    log = proc.stdout + proc.stderr
+    if proc.returncode != 0:
+        log += f"gpuxray-node-agent: failed with status {proc.returncode}\n".encode()
+    with _RUNS_LOCK:
+        _RUNS[argv] = log
+    return log
 
 
 def roots_from_bundle(bundle: Path, dest: Path) -> dict[str, Path]:

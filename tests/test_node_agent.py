@@ -75,15 +75,17 @@ def assert_cleaned(fake: FakeKube) -> None:
 
 # ----- manifests -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("all_taints", [False, True])
-def test_manifests_validate_against_openapi(all_taints: bool) -> None:
+@pytest.mark.parametrize(("all_taints", "version"),
+                         [(False, "1.25"), (True, K8S_VERSION),
+                          (True, kubernetes_validate.latest_version())])
+def test_manifests_validate_against_openapi(all_taints: bool, version: str) -> None:
     ns = am.namespace("gpuxray-agent-abc123", "abc123", "2026-11-29T13:00:00Z")
     ds = am.daemonset("gpuxray-agent-abc123", "abc123", image="example/agent:1",
                       node_selector={"nvidia.com/gpu.present": "true"}, all_taints=all_taints,
                       hold_s=600, owner={"apiVersion": "v1", "kind": "Namespace",
                                          "name": "gpuxray-agent-abc123", "uid": "u-1"})
     for obj in (ns, ds):
-        assert kubernetes_validate.validate(obj, K8S_VERSION, strict=True) == K8S_VERSION
+        kubernetes_validate.validate(obj, version, strict=True)
     spec = ds["spec"]["template"]["spec"]
     paths = {v["hostPath"]["path"] for v in spec["volumes"]}
     assert paths >= BUNDLE_HOST_PATHS
@@ -173,18 +175,24 @@ def test_pending_and_failing_agents(fake: FakeKube, tmp_path: Path, gx: GX) -> N
     assert_cleaned(fake)
 
 
-@pytest.mark.parametrize("fake", [{"behaviour": {"cpu-1": "image-pull"}}], indirect=True)
-def test_untolerated_taint_is_unknown_without_waiting(fake: FakeKube, tmp_path: Path,
-                                                      gx: GX) -> None:
-    code, out = collect(gx, fake, tmp_path, "--node-agent", "--yes", "--timeout", "30",
-                        "--nodes", "kubernetes.io/os=linux,node.kubernetes.io/instance-type="
-                        "p4d.24xlarge")
-    errs = manifest_errors(out)
-    assert "taint" in errs["nodes/cp-1/"]
-    assert "ImagePullBackOff" in errs["nodes/cpu-1/"]
-    assert {"nodes/gpu-1/", "nodes/gpu-2/", "nodes/gpu-3/"}.isdisjoint(errs)
-    assert code == 0
-    assert_cleaned(fake)
+def test_untolerated_taint_is_unknown_without_waiting(demo: tuple[Path, dict[str, Path]],
+                                                      tmp_path: Path, gx: GX) -> None:
+    nodes = json.loads((demo[0] / "cluster/nodes.json").read_text())["items"]
+    tainted = {n["metadata"]["name"] for n in nodes
+               if any(t["key"] != "nvidia.com/gpu" for t in n["spec"].get("taints", []))}
+    plain = {n["metadata"]["name"] for n in nodes if not n["spec"].get("taints")}
+    assert tainted and plain  # a control-plane node and a CPU node
+    with FakeKube(demo[0], demo[1], behaviour=dict.fromkeys(plain, "image-pull")) as fake:
+        code, out = collect(gx, fake, tmp_path, "--node-agent", "--yes", "--timeout", "30",
+                            "--nodes", "kubernetes.io/os=linux")
+        errs = manifest_errors(out)
+        for n in tainted:
+            assert "taint" in errs[f"nodes/{n}/"]
+        for n in plain:
+            assert "ImagePullBackOff" in errs[f"nodes/{n}/"]
+        assert {"nodes/gpu-1/", "nodes/gpu-2/", "nodes/gpu-3/"}.isdisjoint(errs)
+        assert code == 0
+        assert_cleaned(fake)
 
 
 def test_no_matching_node_writes_nothing(fake: FakeKube, tmp_path: Path, gx: GX) -> None:
@@ -283,3 +291,16 @@ def test_bad_agent_options_are_usage_errors_before_any_request(
         fake: FakeKube, tmp_path: Path, gx: GX, args: tuple[str, ...]) -> None:
     code, out = collect(gx, fake, tmp_path, *args)
     assert code == 2 and fake.requests == [] and not out.exists()
+
+
+def test_via_operands_through_the_real_exec_client_reports_rbac_denial(
+        fake: FakeKube, tmp_path: Path, gx: GX) -> None:
+    """The kubernetes client's websocket ``stream`` meets a 403 on the upgrade: every node is
+    unknown with that reason, nothing is written, and only the exec subresource was asked."""
+    code, out = collect(gx, fake, tmp_path, "--via-operands")
+    assert code == 0 and fake.writes() == []
+    err = manifest_errors(out)["nodes/"]
+    assert "pods/exec not allowed" in err and "403" in err
+    execs = [r for r in fake.requests if r.path.split("?")[0].endswith("/exec")]
+    assert len(execs) == 1 and "command=ls" in execs[0].path
+    assert not (out / "nodes").exists()

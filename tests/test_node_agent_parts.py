@@ -121,26 +121,33 @@ class FakeExec:
         return 0, p.read_text(), ""
 
 
+def _pods(bundle: Path) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = json.loads((bundle / "cluster/pods.json").read_text())["items"]
+    return items
+
+
 def operand_cluster(tmp: Path) -> tuple[Path, dict[str, Path], dict[str, str]]:
+    """The demo cluster with running toolkit and driver pods on each GPU node (added where the
+    demo has none), a registry credential planted on gpu-2, and each node's fake host tree."""
     b = build_demo()
-    pod_node = {}
-    for i, n in enumerate(("gpu-1", "gpu-2", "gpu-3")):
-        tk = b.pod(OPERATOR_NS, f"nvidia-container-toolkit-daemonset-{i}", node=n,
-                   containers=[b.container("nvidia-container-toolkit-ctr")],
-                   labels={"app": "nvidia-container-toolkit-daemonset"})
-        drv = b.pod(OPERATOR_NS, f"nvidia-driver-daemonset-{i}", node=n,
-                    containers=[b.container("nvidia-driver-ctr")],
-                    labels={"app": "nvidia-driver-daemonset"})
-        pod_node[tk["metadata"]["name"]] = n
-        pod_node[drv["metadata"]["name"]] = n
     b.host_file("gpu-2", "etc/containerd/conf.d/registry.toml",
                 'version = 2\n[plugins."io.containerd.grpc.v1.cri".registry]\n'
                 '  config_path = "/etc/containerd/certs.d"\n'
                 '[plugins."io.containerd.grpc.v1.cri".registry.configs."r.example".auth]\n'
                 '  auth = "dXNlcjpodW50ZXIy"\n')
+    have = {p["metadata"].get("labels", {}).get("app")
+            for p in _pods(b.write(tmp / "probe"))}
+    for app, container in (("nvidia-container-toolkit-daemonset", "nvidia-container-toolkit-ctr"),
+                           ("nvidia-driver-daemonset", "nvidia-driver-ctr")):
+        if app in have:
+            continue
+        for n in ("gpu-1", "gpu-2", "gpu-3"):
+            b.pod(OPERATOR_NS, f"{app}-{n}", node=n, containers=[b.container(container)],
+                  labels={"app": app})
     bundle = b.write(tmp / "cluster")
     roots = roots_from_bundle(bundle, tmp / "roots")
     shutil.rmtree(bundle / "nodes")
+    pod_node = {p["metadata"]["name"]: p["spec"].get("nodeName", "") for p in _pods(bundle)}
     return bundle, roots, pod_node
 
 

@@ -26,6 +26,7 @@ from gpuxray.engines.capacity import is_gpu_node
 from gpuxray.engines.containerd import Analysis, LostKey, analyse_host
 from gpuxray.engines.containerd.host import has_config
 from gpuxray.engines.containerd.merge import dig
+from gpuxray.engines.nodefacts import ABSENT, hosts_for_checks
 from gpuxray.engines.operator import operand_pods, pod_matches
 from gpuxray.knowledge.signatures import CAUSE_BY_ID
 from gpuxray.model.factory import fail, unknown
@@ -127,14 +128,15 @@ def analysis_findings(a: Analysis, subject: Subject) -> list[Finding]:
 
 def _no_config(host: HostFacts, code: str) -> Finding:
     return unknown(code, node_subject(host.node),
-                   host.source("files", "etc/containerd/config.toml"), "not in the bundle")
+                   host.source("files", "etc/containerd/config.toml"),
+                   host.unreadable.get(ABSENT, "not in the bundle"))
 
 
 @check("GX501", needs=(Input.HOSTS,))
 def dropin_overwrote_cri(snap: Snapshot) -> Iterator[Finding]:
     """Seed §5: a 3-line registry drop-in replaced the whole CRI section on 1.7 and the nvidia
     runtime vanished; facts.md §1.1 (1.x replaces per plugin key), §1.2 (2.x mixed versions)."""
-    for host in snap.hosts.values():
+    for host in hosts_for_checks(snap).values():
         if not has_config(host):
             yield _no_config(host, "GX501")
             continue
@@ -151,7 +153,7 @@ def config_invalid(snap: Snapshot) -> Iterator[Finding]:
     config``) it cannot add the ``nvidia`` runtime — its log says so even without host files.
     The host branch needs ``nodes/``; without it, one unknown names that input."""
     if snap.has(Input.HOSTS):
-        for host in snap.hosts.values():
+        for host in hosts_for_checks(snap).values():
             if not has_config(host):
                 yield _no_config(host, "GX509")
                 continue
@@ -226,7 +228,7 @@ def config_not_applied(snap: Snapshot) -> Iterator[Finding]:
     """facts.md §1.4: containerd never reloads its config; the toolkit's SIGHUP restart is what
     applies it. Files newer than the daemon's start, or a running handler set that differs from
     the files, mean the node runs something else than its files say (seed §5)."""
-    for host in snap.hosts.values():
+    for host in hosts_for_checks(snap).values():
         subj = node_subject(host.node)
         ev: list[Evidence] = []
         details: list[str] = []

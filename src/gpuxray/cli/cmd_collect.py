@@ -1,4 +1,5 @@
-"""``gpuxray collect``: write a bundle (BUNDLE.md) from the live cluster, with read-only verbs."""
+"""``gpuxray collect``: write a bundle (BUNDLE.md) from the live cluster, with read-only verbs
+(``--node-agent`` is the one opt-in exception: see :mod:`gpuxray.sources.agent`)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from gpuxray.sources.live import LOG_TAIL_LINES
 @agent_options
 def command(output: str | None, kubeconfig: str | None, context: str | None, quiet: bool,
             log_tail: int, **agent: Any) -> int:
-    """Collect the GPU stack's objects and operand logs into a bundle (GET/LIST only).
+    """Collect the GPU stack's objects and operand logs into a bundle (GET/LIST only, unless
+    --node-agent).
 
     Secrets are never read; credential-looking env values and arguments are redacted. Inputs
     that could not be read are listed in manifest.json "errors" and analysed as unknown.

@@ -121,6 +121,8 @@ class NodeFacts:
     def missing_reason(self, name: str) -> str:
         """Why a command's output is absent: its ``.err`` (first line), unreadable, or not
         collected."""
+        if ABSENT in self.host.unreadable:
+            return self.host.unreadable[ABSENT]
         err = self.host.cmd_errors.get(name)
         if err is not None:
             first = next((ln.strip() for ln in err.splitlines() if ln.strip()), "")
@@ -301,11 +303,31 @@ class NodeFacts:
         return True
 
 
+ABSENT = "*"  # key in HostFacts.unreadable of a placeholder: why the node has no facts
+
+
+def hosts_for_checks(snap: Snapshot) -> dict[str, HostFacts]:
+    """Every host the node checks must speak about: the collected ones, plus an empty
+    placeholder for each GPU node of the cluster that has no ``nodes/<node>/`` although host
+    facts were collected for others (an agent pod that never reported, a node skipped by hand).
+    Its checks then report ``unknown`` with the reason instead of staying silent."""
+    hosts = dict(snap.hosts)
+    if snap.has(Input.HOSTS) and snap.has(Input.NODES):
+        errors = {what.strip("/"): err for what, err in snap.manifest.errors}
+        for node in snap.nodes:
+            name = node.metadata.name
+            if name in hosts or not is_gpu_node(node):
+                continue
+            reason = errors.get(f"nodes/{name}") or f"no nodes/{name}/ in the bundle"
+            hosts[name] = HostFacts(name, {}, {}, {}, {ABSENT: reason})
+    return dict(sorted(hosts.items()))
+
+
 @lru_cache(maxsize=4)
 def node_facts(snap: Snapshot) -> dict[str, NodeFacts]:
     """Parsed facts of every host in the snapshot (cached per snapshot)."""
     out: dict[str, NodeFacts] = {}
-    for name, hf in sorted(snap.hosts.items()):
+    for name, hf in hosts_for_checks(snap).items():
         node = snap.node_by_name.get(name)
         hint = is_gpu_node(node) if node is not None else None
         out[name] = NodeFacts(hf, gpu_hint=hint)

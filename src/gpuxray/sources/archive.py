@@ -19,6 +19,12 @@ MAX_TOTAL_BYTES = 8 * 1024**3
 MAX_MEMBER_BYTES = 2 * 1024**3
 
 
+def _one_line(exc: BaseException) -> str:
+    """tarfile's "could not be opened" lists one line per method it tried; keep the first."""
+    lines = [ln.strip(" -") for ln in str(exc).splitlines() if ln.strip(" -")]
+    return "; ".join(lines[:2])[:300] if lines else type(exc).__name__
+
+
 def _check_name(archive: Path, name: str) -> str:
     if "\x00" in name or name.startswith("/") or posixpath.isabs(name):
         raise InputError(f"{archive}: refusing absolute path {name!r} in archive")
@@ -37,7 +43,7 @@ def extract_bundle(archive: Path) -> tempfile.TemporaryDirectory[str]:
     try:
         tar = tarfile.open(archive, mode="r:*")  # noqa: SIM115 - closed by the with below
     except (tarfile.TarError, OSError, EOFError) as exc:
-        raise InputError(f"{archive}: not a readable tar archive ({exc})") from exc
+        raise InputError(f"{archive}: not a readable tar archive ({_one_line(exc)})") from exc
     tmp = tempfile.TemporaryDirectory(prefix="gpuxray-bundle-")
     root = Path(tmp.name).resolve()
     try:
@@ -86,7 +92,7 @@ def extract_bundle(archive: Path) -> tempfile.TemporaryDirectory[str]:
         raise
     except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
         tmp.cleanup()
-        raise InputError(f"{archive}: truncated or corrupt archive ({exc})") from exc
+        raise InputError(f"{archive}: truncated or corrupt archive ({_one_line(exc)})") from exc
     return tmp
 
 

@@ -20,6 +20,7 @@ from gpuxray.model import k8s
 from gpuxray.model.snapshot import HostFacts, Input, InputState, Manifest, PodLog, Snapshot
 from gpuxray.sources.archive import bundle_root, extract_bundle
 from gpuxray.sources.decode import decode_file, decode_one
+from gpuxray.sources.redact import redact_text
 
 T = TypeVar("T")
 
@@ -231,8 +232,8 @@ def _load_logs(root: Path) -> dict[tuple[str, str, str], PodLog]:
                 prev = f.name.endswith(".previous.log")
                 container = f.name[: -len(".previous.log")] if prev else f.name[: -len(".log")]
                 key = (ns_dir.name, pod_dir.name, container)
-                found.setdefault(key, {})["previous" if prev else "current"] = read_tail(
-                    f, LOG_TAIL_BYTES)
+                found.setdefault(key, {})["previous" if prev else "current"] = redact_text(
+                    read_tail(f, LOG_TAIL_BYTES))
     return {
         k: PodLog(k[0], k[1], k[2], v.get("current"), v.get("previous"),
                   f"logs/{k[0]}/{k[1]}/{k[2]}.log")
@@ -247,6 +248,11 @@ def _walk_files(base: Path) -> Iterator[Path]:
 
 
 def _load_hosts(root: Path) -> dict[str, HostFacts]:
+    """Node files and command outputs. Credentials are redacted on the way in (a bundle written
+    by other tools may carry them): registry auth in containerd configs and ``crictl info``,
+    and anything credential-shaped in command outputs such as the journal."""
+    from gpuxray.sources.host import redact_host_text
+
     base = root / "nodes"
     if not base.is_dir():
         return {}
@@ -266,7 +272,7 @@ def _load_hosts(root: Path) -> dict[str, HostFacts]:
                     unreadable[rel] = "not a regular file"
                     continue
                 try:
-                    files[rel] = read_tail(f, HOST_FILE_LIMIT)
+                    files[rel] = redact_host_text(rel, read_tail(f, HOST_FILE_LIMIT))
                 except OSError as exc:
                     unreadable[rel] = str(exc)
         cdir = node_dir / "cmd"
@@ -282,7 +288,7 @@ def _load_hosts(root: Path) -> dict[str, HostFacts]:
                 if f.name.endswith(".err"):
                     errs[f.name[: -len(".err")]] = text
                 else:
-                    cmds[f.name] = text
+                    cmds[f.name] = redact_host_text(f"cmd:{f.name}", text)
         out[node_dir.name] = HostFacts(node_dir.name, files, cmds, errs, unreadable)
     return out
 

@@ -45,7 +45,7 @@ from gpuxray.sources.live import (
     now_iso,
     struct_type,
 )
-from gpuxray.sources.redact import finish_item
+from gpuxray.sources.redact import finish_item, redact_text
 
 
 class _RawPage(msgspec.Struct, gc=False):
@@ -134,7 +134,9 @@ class FileLogs:
                 return  # names come from the cluster: never let one escape the bundle
         d = self.root / namespace / pod
         d.mkdir(parents=True, exist_ok=True)
-        (d / f"{container}{'.previous' if previous else ''}.log").write_bytes(text)
+        # logs quote request headers and env dumps: redact before anything reaches the disk
+        clean = redact_text(text.decode("utf-8", errors="replace")).encode()
+        (d / f"{container}{'.previous' if previous else ''}.log").write_bytes(clean)
 
 
 @dataclass

@@ -36,6 +36,7 @@ from gpuxray import __version__
 from gpuxray.errors import InputError, UsageError
 from gpuxray.model.snapshot import HostFacts, Input, InputState, Snapshot
 from gpuxray.sources.bundle import HOST_FILE_LIMIT, read_tail
+from gpuxray.sources.redact import redact_text
 
 __all__ = [
     "COMMANDS",
@@ -120,6 +121,15 @@ def redact(text: str, kind: str = "toml") -> str:
     tables, or JSON ``"key": "value"``). Keys such as ``token_file`` are left alone."""
     pat = _JSON_SECRET if kind == "json" else _TOML_SECRET
     return pat.sub(lambda m: m.group("key") + REDACTED, text)
+
+
+def redact_host_text(rel: str, text: str) -> str:
+    """Redact one host file (``rel``) or command output (``cmd:NAME``): the structured rules
+    for containerd TOML and ``crictl info`` JSON, the free-text rules for command outputs."""
+    kind = _redact_kind(rel)
+    if kind:
+        return redact(text, kind)
+    return redact_text(text) if rel.startswith("cmd:") else text
 
 
 def _redact_kind(rel: str) -> str | None:
@@ -310,8 +320,7 @@ def _collect_cmds(root: Path | None, files: Iterable[str], timeout: float,
 
     def keep(name: str, out: str | None, err: str | None) -> None:
         if out is not None:
-            kind = _redact_kind(f"cmd:{name}")
-            cmds[name] = redact(out, kind) if kind else out
+            cmds[name] = redact_host_text(f"cmd:{name}", out)
         elif err is not None:
             errs[name] = err
 

@@ -52,6 +52,7 @@ from gpuxray.model.snapshot import (
 from gpuxray.sources.bundle import read_tail
 from gpuxray.sources.decode import decode_objects
 from gpuxray.sources.parsers import bugreport, describe, prefixed_logs, wide
+from gpuxray.sources.redact import redact_text
 
 __all__ = ["find_mustgather_root", "is_mustgather_dir", "iter_text_inputs", "load_mustgather"]
 
@@ -434,7 +435,7 @@ def _load_logs(ld: _Loader, namespace: str,
             container = operator.spec.containers[0].name if operator.spec.containers \
                 else "gpu-operator"
             key = (namespace, operator.metadata.name, container)
-            found.setdefault(key, {})[slot] = read_tail(f, TEXT_LIMIT)
+            found.setdefault(key, {})[slot] = redact_text(read_tail(f, TEXT_LIMIT))
             srcs.setdefault(key, f"gpu_operator_pod.{suffix}")
     for f in sorted(ld.root.glob("gpu_operand_pod_*log")):
         m = _OPERAND_FILE.match(f.name)
@@ -442,7 +443,7 @@ def _load_logs(ld: _Loader, namespace: str,
             continue
         slot = "previous" if m.group("what") == "previous.log" else "current"
         pod = m.group("pod")
-        text = read_tail(f, TEXT_LIMIT)
+        text = redact_text(read_tail(f, TEXT_LIMIT))
         for (p, container), part in prefixed_logs.split_prefixed_logs(text).items():
             key = (namespace, p or pod, container)
             found.setdefault(key, {})[slot] = part
@@ -466,7 +467,7 @@ def _load_hosts(ld: _Loader) -> dict[str, HostFacts]:
         except (bugreport.BugReportError, OSError) as exc:
             problems.append(f"{f.name}: {exc}")
             continue
-        rep = bugreport.parse_bug_report(text)
+        rep = bugreport.parse_bug_report(redact_text(text))
         unreadable = {f.name: "; ".join(notes)} if notes else {}
         hosts[node] = HostFacts(node, rep.files, rep.cmds, {}, unreadable)
     if hosts:
@@ -532,7 +533,7 @@ def iter_text_inputs(path: str | Path, limit: int = TEXT_LIMIT) -> Iterator[tupl
                 text, _notes = bugreport.read_bug_report(f, TRIAGE_BUGREPORT_LIMIT)
             except (bugreport.BugReportError, OSError):
                 continue
-            yield f.name, text
+            yield f.name, redact_text(text)
             continue
         if not f.name.endswith(_TEXT_SUFFIXES) and f.name != "version":
             continue
@@ -544,6 +545,6 @@ def iter_text_inputs(path: str | Path, limit: int = TEXT_LIMIT) -> Iterator[tupl
         if b"\x00" in head:
             continue
         try:
-            yield f.name, _read_text(f, limit)
+            yield f.name, redact_text(_read_text(f, limit))
         except InputError:
             continue

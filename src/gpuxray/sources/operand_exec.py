@@ -180,7 +180,8 @@ class KubeExec:
             if not status and "Handshake status " in reason:  # the websocket upgrade's answer
                 tail = reason.split("Handshake status ", 1)[1]
                 status = int(tail[:3]) if tail[:3].isdigit() else 0
-            raise ExecDenied(status, reason.splitlines()[0][:200]) from exc
+            reason = reason.split(" -+-+- ", 1)[0]  # websocket-client appends the headers
+            raise ExecDenied(status, reason.splitlines()[0][:200] if reason else "refused") from exc
         try:
             ws.run_forever(timeout=self.timeout_s)
             out = ws.read_stdout() or ""

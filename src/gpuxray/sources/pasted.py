@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from gpuxray.errors import InputError
+from gpuxray.sources.redact import redact_text
 
 FILE_LIMIT = 4 << 20
 TOTAL_LIMIT = 64 << 20
@@ -85,7 +86,7 @@ def read_stream(fh: BinaryIO, name: str, limit: int = FILE_LIMIT) -> TextInput:
     truncated = total > limit
     if truncated:
         data = data[-limit:]
-    return TextInput(name, _decode(data, truncated), truncated)
+    return TextInput(name, redact_text(_decode(data, truncated)), truncated)
 
 
 def read_file(path: Path, limit: int = FILE_LIMIT) -> TextInput:
@@ -97,8 +98,9 @@ def read_file(path: Path, limit: int = FILE_LIMIT) -> TextInput:
                 raise InputError(f"{path}: binary data, not text")
             if size > limit:
                 fh.seek(size - limit)
-                return TextInput(str(path), _decode(fh.read(limit), True), True)
-            return TextInput(str(path), (head + fh.read()).decode("utf-8", errors="replace"))
+                return TextInput(str(path), redact_text(_decode(fh.read(limit), True)), True)
+            return TextInput(str(path), redact_text((head + fh.read()).decode(
+                "utf-8", errors="replace")))
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from exc
 

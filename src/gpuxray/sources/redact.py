@@ -16,6 +16,28 @@ import msgspec
 
 REDACTED = "<redacted>"
 
+# Free text (logs, journal, pasted text): credentials as they appear in lines. Each pattern keeps
+# its group 1 (the key, so a reader still sees *what* was there) and replaces the rest.
+_TEXT_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    # Authorization: Bearer/Basic <credential> (HTTP headers echoed by curl, clients, proxies)
+    (re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)\s+)"
+                r"[^\s\"',;]+"), r"\1" + REDACTED),
+    (re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"), r"\1" + REDACTED),
+    # key=value / key: value / "key": "value" where the key names a credential
+    (re.compile(r"(?i)((?<![\w-])[\w.-]*(?:passw(?:or)?d|secret|token|api[_-]?key|"
+                r"access[_-]?key|private[_-]?key|credentials?|identitytoken)[\"']?\s*[:=]\s*"
+                r"[\"']?)(?!<redacted>)[^\s\"',;}]{4,}"), r"\1" + REDACTED),
+    # shapes that are credentials whatever the key: JWTs, vendor tokens, URL passwords
+    (re.compile(r"\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*"), REDACTED),
+    (re.compile(r"\b(?:ghp_|gho_|ghs_|github_pat_|glpat-|xox[abpr]-|sk-)[\w-]{10,}"), REDACTED),
+    (re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{12,}"), REDACTED),
+    (re.compile(r"(://[^/\s:@]+:)[^/\s@]+@"), r"\1" + REDACTED + "@"),
+    (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|"
+                r"\Z)"), REDACTED),
+)
+_TEXT_HINT = re.compile(r"(?i)passw|secret|token|key|bearer|authoriz|credential|eyJ|ghp_|gho_|"
+                        r"ghs_|github_pat_|glpat-|xox|sk-|AKIA|ASIA|://[^/\s:@]+:")
+
 # Env var names that hold credentials.
 SENSITIVE_NAME = re.compile(
     r"(?i)(passw|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|"
@@ -36,6 +58,19 @@ _MARKERS = (b'"env"', b'"args"', b'"command"', b"last-applied-configuration")
 
 def sensitive_value(name: str, value: str) -> bool:
     return bool(SENSITIVE_NAME.search(name)) or any(p.search(value) for p in SENSITIVE_VALUE)
+
+
+def redact_text(text: str) -> str:
+    """Credentials in free text (operand logs, the journal, pasted text) become ``<redacted>``.
+
+    Applied where text enters gpuxray (bundle and must-gather loaders, ``collect``'s log writer,
+    ``node``'s command outputs, triage input), so every renderer, evidence line and error message
+    downstream only ever sees the redacted text. A cheap pre-scan skips texts with no hint."""
+    if not _TEXT_HINT.search(text):
+        return text
+    for pat, repl in _TEXT_RULES:
+        text = pat.sub(repl, text)
+    return text
 
 
 def redact_obj(obj: Any) -> Any:

@@ -169,6 +169,8 @@ def parse_table(body: list[str]) -> list[dict[str, str]]:
             cells = [row[s:e].strip() for s, e in zip(starts, ends, strict=True)]
         if len(cells) < len(headers):
             cells += [""] * (len(headers) - len(cells))
+        elif len(cells) > len(headers):  # a mangled paste: the rest joins the last cell
+            cells = [*cells[: len(headers) - 1], " ".join(cells[len(headers) - 1:])]
         out.append(dict(zip(headers, (c.strip() for c in cells), strict=True)))
     return out
 
