@@ -9,8 +9,15 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from gpuxray.engines.capacity import pod_requests
+from gpuxray.engines.capacity import (
+    _gpu_requests_simple,
+    gpu_requests,
+    is_gpu_resource,
+    pod_requests,
+)
 from gpuxray.engines.quantity import QuantityError, parse_quantity
 from gpuxray.model.k8s import Pod
 from gpuxray.scenarios.builder import ClusterBuilder
@@ -122,3 +129,21 @@ def test_capacity_node_view_and_text(gx: Run,
     assert code == 0 and "init-heavy" in out and "gpu-2" not in out
     code, _ = gx("capacity", "--bundle", str(bundle), "--node", "nope")
     assert code == 2
+
+
+_qty = st.sampled_from(["0", "1", "2", "4", 1, 3, "500m", "1.5"])
+_res = st.dictionaries(st.sampled_from(["nvidia.com/gpu", "nvidia.com/mig-1g.10gb", "cpu"]),
+                       _qty, max_size=3)
+
+
+@settings(max_examples=300, derandomize=True)
+@given(st.lists(st.tuples(_res, _res), min_size=1, max_size=3))
+def test_integer_fast_path_equals_scheduler_formula(containers: list[Any]) -> None:
+    spec = {"containers": [{"name": f"c{i}", "resources": {"limits": lim, "requests": req}}
+                           for i, (lim, req) in enumerate(containers)]}
+    pod = as_pod({"spec": spec})
+    full = {k: v for k, v in pod_requests(pod, is_gpu_resource).items()}
+    fast = _gpu_requests_simple(pod)
+    if fast is not None:  # None: a fraction or an odd value, left to the full formula
+        assert fast == full
+    assert gpu_requests(pod) == {k: int(v) for k, v in full.items()}

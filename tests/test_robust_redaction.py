@@ -88,13 +88,15 @@ def test_the_planted_bundle_really_holds_the_secrets(planted: Path) -> None:
     assert sorted(leaked(raw)) == sorted(SECRETS)
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "markdown", "html"])
-@pytest.mark.parametrize("args", [("check",), ("why", "ml/train-llm-0"), ("why", "ml/leaky-0"),
-                                  ("capacity",)], ids=["check", "why", "why-leaky", "capacity"])
+REPORTS = [(args, fmt) for args in (("check",), ("why", "ml/train-llm-0"), ("why", "ml/leaky-0"))
+           for fmt in ("text", "json", "markdown", "html")]
+REPORTS += [(("capacity",), "text"), (("capacity",), "json")]
+
+
+@pytest.mark.parametrize(("args", "fmt"), REPORTS, ids=lambda v: v if isinstance(v, str)
+                         else "-".join(v))
 def test_reports_never_quote_a_secret(planted: Path, capsys: pytest.CaptureFixture[str],
                                       args: tuple[str, ...], fmt: str) -> None:
-    if args == ("capacity",) and fmt in ("markdown", "html"):
-        pytest.skip("capacity prints text and json")
     code = run([*args, "--bundle", str(planted), "-o", fmt, "--keep-going"])
     out = capsys.readouterr()
     assert code in (0, 1, 3), out.err
@@ -112,8 +114,6 @@ def test_triage_of_a_pasted_log_never_quotes_a_secret(planted: Path,
 
 def test_collect_writes_no_secret(planted: Path, tmp_path: Path,
                                   capsys: pytest.CaptureFixture[str]) -> None:
-    cert_key = base64.b64encode(b"-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIClientKey4711\n"
-                                b"-----END EC PRIVATE KEY-----\n").decode()
     kc_token = "kubeconfig-bearer-4711-abcdefgh"
     with served(planted) as srv:
         cfg = {"apiVersion": "v1", "kind": "Config", "current-context": "c",
@@ -133,10 +133,9 @@ def test_collect_writes_no_secret(planted: Path, tmp_path: Path,
                 continue
             data = f.read()
             assert leaked(data) == [], m.name
-            assert kc_token.encode() not in data and b"ClientKey4711" not in data, m.name
+            assert kc_token.encode() not in data, m.name
         names = tar.getnames()
     assert any(n.endswith("nvidia-driver-ctr.log") for n in names)  # the log itself is kept
-    del cert_key
 
 
 def test_node_save_writes_no_secret(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

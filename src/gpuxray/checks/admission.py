@@ -104,8 +104,16 @@ def runtimeclass_missing(snap: Snapshot) -> Iterator[Finding]:
 
 @check("GX103", needs=(Input.PODS,))
 def gpu_request_invalid(snap: Snapshot) -> Iterator[Finding]:
-    """GPU quantities the API server refuses: fractions, requests ≠ limits (seed §2, §9)."""
+    """GPU quantities the API server refuses: fractions, requests ≠ limits (seed §2, §9).
+
+    The API server validates a pod when it is created and its resources cannot change after,
+    so a pod a scheduler has bound cannot carry one; the scan covers the pods not yet bound
+    (a hand-made or webhook-mutated object), every controller's template and the refusals the
+    controllers recorded as FailedCreate events.
+    """
     for pod in snap.pods:
+        if pod.spec.node_name:
+            continue
         subj = Subject("Pod", pod.metadata.name, pod.metadata.namespace)
         for container, problem in spec_gpu_problems(pod.spec):
             yield fail("GX103", subj, [snap.ev(Input.PODS, f"{subj}: {problem}")],

@@ -288,10 +288,11 @@ def _wanted_handler(snap: Snapshot) -> tuple[str, bool, str]:
     return NVIDIA, False, "no RuntimeClass nvidia and no pod using it in the snapshot"
 
 
-def _running_on_nvidia(snap: Snapshot, node: str, handler: str) -> bool:
+def _nodes_running_on(snap: Snapshot, handler: str) -> set[str]:
+    """Nodes where a pod runs on ``handler`` (through any RuntimeClass naming it): one pass."""
     rcs = {r.metadata.name for r in snap.runtimeclasses if r.handler == handler} | {handler}
-    return any(p.spec.runtime_class_name in rcs and p.status.phase == "Running"
-               for p in snap.pods_by_node.get(node, []))
+    return {p.spec.node_name for p in snap.pods
+            if p.spec.runtime_class_name in rcs and p.status.phase == "Running"}
 
 
 @check("GX301")
@@ -313,9 +314,10 @@ def runtime_handler_missing(snap: Snapshot) -> Iterator[Finding]:
             continue
         from_events.setdefault(node, []).append(snap.ev(
             Input.EVENTS, f"{io.kind} {io.namespace}/{io.name}: {e.reason}: {e.message}"))
-    gpu_nodes = [n.metadata.name for n in snap.nodes if is_gpu_node(n)]
+    gpu_nodes = {n.metadata.name: None for n in snap.nodes if is_gpu_node(n)}
     names = list(dict.fromkeys([*gpu_nodes, *from_events,
                                 *(h for h in snap.hosts if not snap.has(Input.NODES))]))
+    running = _nodes_running_on(snap, handler)
     for node in names:
         subj = node_subject(node)
         events = from_events.get(node, [])
@@ -340,7 +342,7 @@ def runtime_handler_missing(snap: Snapshot) -> Iterator[Finding]:
                        from_events=bool(events), from_files=files_missing,
                        toolkit_in_use=in_use, runtimes=a.runtimes if a is not None else None)
             continue
-        if files_ok or _running_on_nvidia(snap, node, handler):
+        if files_ok or node in running:
             continue  # the files give the handler, or pods run on it
         if node in gpu_nodes and (in_use or not snap.has(Input.RUNTIMECLASSES)):
             yield unknown("GX301", subj, f"nodes/{node}/{CONFIG_INPUT}",

@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Iterator
 
 from gpuxray.checks.registry import check
-from gpuxray.engines.capacity import is_gpu_node, is_gpu_resource, is_terminal
+from gpuxray.engines.capacity import GPU_PREFIXES, is_gpu_node, is_terminal
 from gpuxray.engines.operator import (
     blocked_init,
     operand_of_pod,
@@ -136,7 +136,8 @@ def operand_init_blocked(snap: Snapshot) -> Iterator[Finding]:
 
 # ----- GX303 -----------------------------------------------------------------------------
 def _requests_gpu(c: Container) -> bool:
-    return any(is_gpu_resource(k) for k in (*c.resources.limits, *c.resources.requests))
+    return (any(k.startswith(GPU_PREFIXES) for k in c.resources.limits)
+            or any(k.startswith(GPU_PREFIXES) for k in c.resources.requests))
 
 
 ENVVAR_KEY = "accept-nvidia-visible-devices-envvar-when-unprivileged"
@@ -184,7 +185,6 @@ def no_gpu_problem(pod: Pod, c: Container, *, image_hint: bool = True,
     ``image_hint``: also count a CUDA/NGC image as intent. ``why`` asks about one pod, so the
     hint helps there; fleet-wide ``check`` leaves it out, since CUDA images run CPU work too.
     ``accept_envvar``: the node's toolkit setting (:func:`envvar_policy`), None when unknown."""
-    pod_gpu = any(_requests_gpu(x) for x in (*pod.spec.containers, *pod.spec.init_containers))
     if _requests_gpu(c):
         return None
     env = {e.name: (e.value or "") for e in c.env}
@@ -202,7 +202,7 @@ def no_gpu_problem(pod: Pod, c: Container, *, image_hint: bool = True,
         else:
             how = f"unprivileged: the toolkit may ignore the variable ({ENVVAR_KEY})"
         return (f"sets NVIDIA_VISIBLE_DEVICES={vis} but requests no GPU in limits ({how})")
-    if pod_gpu:
+    if any(_requests_gpu(x) for x in (*pod.spec.containers, *pod.spec.init_containers)):
         return None
     if image_hint and _GPU_IMAGE.search(c.image):
         return f"runs GPU image {c.image} but requests no GPU in limits"
@@ -224,8 +224,11 @@ def no_gpu_requested(snap: Snapshot) -> Iterator[Finding]:
             continue
         if pod.spec.runtime_class_name and operand_of_pod(pod) is not None:
             continue
+        annotated = any(k.startswith("nvidia.com/") for k in pod.metadata.annotations)
         for c in pod.spec.containers:
             if not any(e.name == "NVIDIA_VISIBLE_DEVICES" for e in c.env):
+                if not annotated:
+                    continue  # no explicit intent: nothing for the fleet-wide check to say
                 accept, acc_ev = None, None
             else:
                 accept, acc_ev = envvar_policy(snap, pod.spec.node_name)

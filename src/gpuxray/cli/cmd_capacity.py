@@ -66,7 +66,7 @@ def command(output: str, node_name: str | None, show_pods: bool, **kw: Any) -> i
         if not snap.has(Input.NODES):
             st = snap.state(Input.NODES)
             raise UsageError(f"cannot compute capacity: {st.source} {st.reason}")
-        nodes = snap.nodes
+        nodes = None  # all nodes: the rows the checks use too, computed once
         if node_name:
             node = snap.node_by_name.get(node_name)
             if node is None:
@@ -75,7 +75,7 @@ def command(output: str, node_name: str | None, show_pods: bool, **kw: Any) -> i
         rows = capacity_rows(snap, nodes)
         pods_known = all(r.allocated_known for r in rows)
         used = {(r.node, r.resource): row_usage(snap, r) for r in rows}
-        wanted = {r.node for r in rows}
+        wanted = {r.node for r in rows} if node_name else {n.metadata.name for n in snap.nodes}
         pods = [p for p in pod_usage(snap) if p.node in wanted]
         findings = [f for f in run_all(snap, ["GX6"]) if _concerns(snap, f, wanted)]
         if output == "json":

@@ -110,9 +110,36 @@ def _mentions_gpu(pod: Pod) -> bool:
     return any(k.startswith(GPU_PREFIXES) for k in pod.spec.overhead)
 
 
+def _gpu_requests_simple(pod: Pod) -> dict[str, int] | None:
+    """The common case — no init containers, no overhead, whole-number quantities — summed in
+    plain integers; None when the pod needs the full computation of :func:`pod_requests`."""
+    if pod.spec.init_containers or pod.spec.overhead:
+        return None
+    out: dict[str, int] = {}
+    for c in pod.spec.containers:
+        lim, req = c.resources.limits, c.resources.requests
+        keys = [k for k in lim if k.startswith(GPU_PREFIXES)]
+        keys += [k for k in req if k not in lim and k.startswith(GPU_PREFIXES)]
+        for k in keys:
+            v = req[k] if k in req else lim[k]  # a request wins over its limit
+            if isinstance(v, bool):
+                return None
+            if isinstance(v, int):
+                n = v
+            elif isinstance(v, str) and v.isdigit():
+                n = int(v)
+            else:
+                return None
+            out[k] = out.get(k, 0) + n
+    return {k: n for k, n in out.items() if n}
+
+
 def gpu_requests(pod: Pod) -> dict[str, int]:
     if not _mentions_gpu(pod):
         return {}
+    simple = _gpu_requests_simple(pod)
+    if simple is not None:
+        return simple
     return {k: int(v) for k, v in pod_requests(pod, is_gpu_resource).items()}
 
 
@@ -226,9 +253,15 @@ def accounting(snap: Snapshot) -> Accounting:
     gpu_pods: list[tuple[Pod, dict[str, int]]] = []
     for pod in snap.pods:
         node = pod.spec.node_name
-        if not node or is_terminal(pod) or not _mentions_gpu(pod):
+        if not node or pod.status.phase in TERMINAL_PHASES:
             continue
-        req = pod_requests(pod, is_gpu_resource)
+        simple = _gpu_requests_simple(pod)  # also the cheapest way to learn "no GPU at all"
+        if simple is None:
+            req = pod_requests(pod, is_gpu_resource)
+        elif not simple:
+            continue
+        else:
+            req = {k: Fraction(n) for k, n in simple.items()}
         if req:
             gpu_pods.append((pod, {k: int(v) for k, v in req.items()}))
         bucket = allocated[node]
