@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich.console import Console, Group
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
@@ -42,17 +43,24 @@ def finding_label(f: Finding) -> Text:
     return t
 
 
+def _indented(text: Text, marker: str = "", style: str = "") -> Padding:
+    """A block whose wrapped lines stay under its first word, not at column 0."""
+    body = Text(marker, style=style or "dim") if marker else Text()
+    body.append_text(text)
+    return Padding(body, (0, 0, 0, 4), expand=False)
+
+
 def finding_block(f: Finding, *, evidence_limit: int = 6, remedy: bool = True) -> Group:
-    parts: list[Any] = [finding_label(f), Text("    " + f.message)]
+    parts: list[Any] = [finding_label(f), _indented(Text(f.message))]
     for ev in f.evidence[:evidence_limit]:
-        line = Text("    · ", style="dim")
-        line.append(ev.detail)
+        line = Text(ev.detail)
         line.append(f"  [{ev.source}]", style="dim")
-        parts.append(line)
+        parts.append(_indented(line, "· "))
     if len(f.evidence) > evidence_limit:
-        parts.append(Text(f"    · … {len(f.evidence) - evidence_limit} more", style="dim"))
+        parts.append(_indented(Text(f"… {len(f.evidence) - evidence_limit} more", style="dim"),
+                               "· "))
     if remedy and f.remedy and f.status == Status.FAIL:
-        parts.append(Text("    → " + f.remedy, style="green"))
+        parts.append(_indented(Text(f.remedy, style="green"), "→ ", "green"))
     return Group(*parts)
 
 
