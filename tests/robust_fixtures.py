@@ -16,7 +16,7 @@ DATA = Path(__file__).parent / "data"
 #: examples per property; CI keeps it small, a nightly run sets GPUXRAY_FUZZ_EXAMPLES=5000
 EXAMPLES = int(os.environ.get("GPUXRAY_FUZZ_EXAMPLES", "40"))
 #: a parser that takes longer than this on one small example is treated as hanging
-DEADLINE = timedelta(seconds=float(os.environ.get("GPUXRAY_FUZZ_DEADLINE", "3")))
+DEADLINE = timedelta(seconds=float(os.environ.get("GPUXRAY_FUZZ_DEADLINE", "10")))
 
 FUZZ = settings(
     max_examples=EXAMPLES,

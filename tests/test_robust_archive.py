@@ -222,3 +222,57 @@ def test_sparse_2gb_file_in_a_bundle(tmp_path: Path, rel: str) -> None:
     if rel.endswith("config.toml"):  # too big to be a containerd config: not read as one
         assert any(f.status in (Status.FAIL, Status.UNKNOWN) and f.subject.name == "n1"
                    for f in findings)
+
+
+# ----- non-UTF-8 names inside a bundle directory --------------------------------------------
+def test_non_utf8_names_in_a_bundle_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                        ) -> None:
+    """Names become node/pod/file names in reports: undecodable ones are not read as such, and
+    the unreadable host file is named (with a replacement character) instead of crashing JSON."""
+    import json
+
+    from gpuxray.cli.main import run
+    from gpuxray.scenarios.demo import build_demo
+
+    root = build_demo().write(tmp_path / "b")
+    base = os.fsencode(root)
+    for rel, data in ((b"nodes/gpu-\xff/cmd/journal-containerd.txt", b"x\n"),
+                      (b"logs/ml/p\xfe/c\xfd.log", b"hello\n"),
+                      (b"nodes/gpu-1/files/etc/containerd/conf.d/z\xfc.toml", b"version = 2\n"),
+                      (b"nodes/gpu-1/cmd/x\xfb.txt", b"y\n"),
+                      (b"metrics/n\xfa.prom", b"up 1\n")):
+        path = os.path.join(base, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as fh:
+            fh.write(data)
+    with open_bundle(root) as snap:
+        assert set(snap.hosts) == {"gpu-1", "gpu-2", "gpu-3"}
+        assert snap.hosts["gpu-1"].unreadable == {
+            "etc/containerd/conf.d/z\ufffd.toml": "file name is not UTF-8",
+            "cmd/x\ufffd.txt": "file name is not UTF-8"}
+        assert all(k[1] != "p\udcfe" for k in snap.logs)
+    for args in (["check"], ["why", "ml/train-llm-0"]):
+        for fmt in ("json", "text", "markdown", "html"):
+            code = run([*args, "--bundle", str(root), "-o", fmt])
+            out = capsys.readouterr()
+            assert code in (1, 3), (args, fmt, out.err)
+            if fmt == "json":
+                json.loads(out.out)
+
+
+def test_non_utf8_names_in_a_triage_dir(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from gpuxray.cli.main import run
+
+    d = tmp_path / "paste"
+    d.mkdir()
+    with open(os.path.join(os.fsencode(d), b"describe-\xff.txt"), "wb") as fh:
+        fh.write(b"Warning  FailedScheduling  0/3 nodes are available: "
+                 b"3 Insufficient nvidia.com/gpu.\n")
+    code = run(["triage", str(d), "-o", "json"])
+    out = capsys.readouterr()
+    assert code in (0, 1, 3), out.err
+    doc = json.loads(out.out)
+    assert "describe-\ufffd.txt" in json.dumps(doc, ensure_ascii=False)

@@ -22,7 +22,8 @@ from gpuxray.engines.quantity import QuantityError, parse_quantity, safe_quantit
 from gpuxray.errors import InputError
 from gpuxray.knowledge.mig import lookup
 from gpuxray.model import k8s
-from gpuxray.sources import mustgather, pasted
+from gpuxray.serve import faults, selectors
+from gpuxray.sources import mustgather, nodefacts_wire, pasted
 from gpuxray.sources.bundle import load_bundle_dir
 from gpuxray.sources.decode import decode_objects
 from gpuxray.sources.parsers import (
@@ -42,6 +43,7 @@ from gpuxray.sources.parsers import (
     versions,
     wide,
 )
+from gpuxray.sources.redact import redact_text
 from robust_fixtures import (
     FUZZ,
     assert_one_line,
@@ -93,6 +95,7 @@ TOTAL_PARSERS: list[tuple[str, Callable[[str], Any], tuple[str, ...]]] = [
      ("triage/describe-pod-insufficient.txt", "triage/driver-log-secureboot.txt",
       "triage/journal-containerd-restart.txt", "triage/toolkit-config-dump.txt")),
     ("quantity-safe", safe_quantity, ()),
+    ("redact-text", redact_text, ("node/journal-containerd.txt", "triage/toolkit-config-dump.txt")),
 ]
 
 
@@ -396,3 +399,50 @@ def test_random_mustgather_tree_loads_or_refuses(files: dict[str, bytes], lenien
             return
         list(run_all(snap))
         list(mustgather.iter_text_inputs(root))
+
+
+# ----- node-agent wire lines and the served API's selectors ---------------------------------
+_WIRE = ('{"format":"gpuxray-nodefacts/1","node":"gpu-1","files":{"etc/os-release":"ID=ubuntu"},'
+         '"cmds":{"lsmod.txt":"nvidia 1 0"},"cmd_errors":{},"unreadable":{},"notes":[]}')
+
+
+@FUZZ
+@given(st.one_of(st.binary(max_size=300), mutated(_WIRE).map(str.encode),
+                 random_text.map(lambda t: (nodefacts_wire._PREFIX.decode(errors="replace")
+                                            + t).encode())))
+def test_agent_wire_raises_only_wire_error(log: bytes) -> None:
+    try:
+        nodefacts_wire.decode(log)
+    except nodefacts_wire.WireError as exc:
+        assert_one_line(exc)
+
+
+@FUZZ
+@given(st.one_of(random_text, st.from_regex(
+    r"\A([a-z./-]{0,12}(=|==|!=| in | notin |)[(]?[a-z0-9,.-]{0,12}[)]?,?){0,3}\Z")))
+def test_selectors_raise_only_selector_error(text: str) -> None:
+    for parse in (selectors.parse_labels, selectors.parse_fields):
+        try:
+            parse(text)
+        except selectors.SelectorError as exc:
+            assert_one_line(exc)
+
+
+@FUZZ
+@given(st.one_of(random_text, st.from_regex(
+    r"\A(429|500|410|drop|slow)(:([a-z-]{1,12}(=[0-9a-z/.]{0,8})?,?){0,3})?\Z")))
+def test_fault_specs_raise_only_spec_error(text: str) -> None:
+    try:
+        faults.FaultPlan.parse([text])
+    except faults.FaultSpecError as exc:
+        assert_one_line(exc)
+
+
+@FUZZ
+@given(st.one_of(random_text, mutated(
+    "GET /v2/ HTTP/1.1\nAuthorization: Bearer abcdefghijklmnop\npassword=hunter2hunter2\n"
+    "url=https://u:pw1234@r.example.com/v2\nHF_TOKEN: hf_abcdefgh\n")))
+def test_redaction_is_idempotent_and_keeps_line_count(text: str) -> None:
+    once = redact_text(text)
+    assert redact_text(once) == once
+    assert once.count("\n") == text.count("\n") or "PRIVATE KEY" in text.upper()

@@ -87,3 +87,26 @@ def test_triage_of_huge_stdin_keeps_memory_bounded(tmp_path: Path) -> None:
     assert code in (0, 1, 3)
     assert rss < RSS_LIMIT_MB, f"peak RSS {rss:.0f} MiB"
     assert secs < 20
+
+
+@pytest.mark.parametrize("block", [b"A" * 4096, b"\n" * 4096], ids=["one-long-line", "newlines"])
+def test_bug_report_gzip_bomb_keeps_memory_bounded(tmp_path: Path, block: bytes) -> None:
+    """256 MiB compressed to ~256 KiB as a must-gather ``nvidia-bug-report_<node>.log.gz`` (4×
+    the cap): cut at
+    ``bugreport.MAX_DECOMPRESSED``, sectioned without a list item per line of the whole report."""
+    import zlib
+
+    mg = tmp_path / "must-gather"
+    mg.mkdir()
+    (mg / "cluster_policy.missing").write_text("")
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+    with open(mg / "nvidia-bug-report_gpu-1.log.gz", "wb") as fh:
+        fh.write(comp.compress(b"_" * 60 + b"\n*** /etc/os-release\n"))
+        for _ in range((256 << 20) // len(block)):
+            fh.write(comp.compress(block))
+        fh.write(comp.flush())
+    assert (mg / "nvidia-bug-report_gpu-1.log.gz").stat().st_size < 1 << 20
+    code, rss, secs = _peak_rss_mb(["check", "--bundle", str(mg), "-o", "json", "--keep-going"])
+    assert code in (1, 3)
+    assert rss < RSS_LIMIT_MB, f"peak RSS {rss:.0f} MiB"
+    assert secs < 20, f"{secs:.1f}s"

@@ -3,7 +3,8 @@
 Broken bundles (the shipped drop-in incident, and an operator stack with a crash-looping driver
 and toolkit) lose each file in turn, or have each JSON file cut mid-object, and are read with
 ``--keep-going``. For every run of ``check`` and ``why ml/train-llm-0`` the exit code is 1 or 3
-(never 0), and every finding that failed on the whole bundle either still fails or an
+(never 0; 2 only with a one-line error naming the missing input, as ``why`` without the pod list
+answers), and every finding that failed on the whole bundle either still fails or an
 ``unknown`` says which input was missing (its ``params.missing`` / source names the file's input).
 """
 
@@ -52,7 +53,7 @@ def _run(root: Path, args: tuple[str, ...]) -> tuple[int, dict[str, Any]]:
     if code == 2:  # an input error is a valid answer; it must be one line
         msg = err.getvalue().strip()
         assert msg and "\n" not in msg and "Traceback" not in msg, msg
-        return code, {}
+        return code, {"error": msg}
     return code, json.loads(out.getvalue())
 
 
@@ -103,7 +104,9 @@ def _violations(root: Path, rel: str, base: dict[tuple[str, ...], tuple[int, dic
     bad = []
     for args in COMMANDS:
         code, doc = _run(root, args)
-        if code == 2:
+        if code == 2:  # e.g. why without pods.json: refused, naming the missing input
+            if not _names_input(doc["error"], rel):
+                bad.append(f"{rel}: {' '.join(args)}: exit 2 without naming it: {doc['error']}")
             continue
         if code not in (1, 3):
             bad.append(f"{rel}: {' '.join(args)} exit {code}")

@@ -97,6 +97,20 @@ def read_tail(path: Path, limit: int) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def utf8_name(name: str) -> bool:
+    """File names become node, pod and container names in reports; a name that is not UTF-8
+    (undecodable bytes arrive as surrogates) cannot be printed as JSON, so it is not read."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable_name(name: str) -> str:
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _find(root: Path, stem: str) -> Path | None:
     for ext in _EXTS:
         f = root / f"{stem}{ext}"
@@ -221,13 +235,13 @@ def _load_logs(root: Path) -> dict[tuple[str, str, str], PodLog]:
         return {}
     found: dict[tuple[str, str, str], dict[str, str]] = {}
     for ns_dir in sorted(base.iterdir()):
-        if not ns_dir.is_dir():
+        if not ns_dir.is_dir() or not utf8_name(ns_dir.name):
             continue
         for pod_dir in sorted(ns_dir.iterdir()):
-            if not pod_dir.is_dir():
+            if not pod_dir.is_dir() or not utf8_name(pod_dir.name):
                 continue
             for f in sorted(pod_dir.iterdir()):
-                if not f.is_file() or not f.name.endswith(".log"):
+                if not f.is_file() or not f.name.endswith(".log") or not utf8_name(f.name):
                     continue
                 prev = f.name.endswith(".previous.log")
                 container = f.name[: -len(".previous.log")] if prev else f.name[: -len(".log")]
@@ -258,7 +272,7 @@ def _load_hosts(root: Path) -> dict[str, HostFacts]:
         return {}
     out: dict[str, HostFacts] = {}
     for node_dir in sorted(base.iterdir()):
-        if not node_dir.is_dir():
+        if not node_dir.is_dir() or not utf8_name(node_dir.name):
             continue
         files: dict[str, str] = {}
         cmds: dict[str, str] = {}
@@ -268,6 +282,9 @@ def _load_hosts(root: Path) -> dict[str, HostFacts]:
         if fdir.is_dir():
             for f in _walk_files(fdir):
                 rel = f.relative_to(fdir).as_posix()
+                if not utf8_name(rel):
+                    unreadable[printable_name(rel)] = "file name is not UTF-8"
+                    continue
                 if f.is_symlink() or not f.is_file():
                     unreadable[rel] = "not a regular file"
                     continue
@@ -278,6 +295,9 @@ def _load_hosts(root: Path) -> dict[str, HostFacts]:
         cdir = node_dir / "cmd"
         if cdir.is_dir():
             for f in sorted(cdir.iterdir()):
+                if not utf8_name(f.name):
+                    unreadable[f"cmd/{printable_name(f.name)}"] = "file name is not UTF-8"
+                    continue
                 if f.is_symlink() or not f.is_file():
                     continue
                 try:
@@ -299,6 +319,8 @@ def _load_metrics(root: Path) -> dict[str, tuple[str, str]]:
         return {}
     out: dict[str, tuple[str, str]] = {}
     for f in sorted(base.glob("*.prom")):
+        if not utf8_name(f.name):
+            continue
         out[f.stem] = (f"metrics/{f.name}", read_tail(f, HOST_FILE_LIMIT))
     return out
 

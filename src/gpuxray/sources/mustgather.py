@@ -49,7 +49,7 @@ from gpuxray.model.snapshot import (
     PodLog,
     Snapshot,
 )
-from gpuxray.sources.bundle import read_tail
+from gpuxray.sources.bundle import printable_name, read_tail, utf8_name
 from gpuxray.sources.decode import decode_objects
 from gpuxray.sources.parsers import bugreport, describe, prefixed_logs, wide
 from gpuxray.sources.redact import redact_text
@@ -462,12 +462,18 @@ def _load_hosts(ld: _Loader) -> dict[str, HostFacts]:
         if not m or not f.is_file() or f.is_symlink():
             continue
         node = m.group("node")
+        if not utf8_name(node):
+            problems.append(f"{printable_name(f.name)}: file name is not UTF-8")
+            continue
         try:
             text, notes = bugreport.read_bug_report(f)
         except (bugreport.BugReportError, OSError) as exc:
             problems.append(f"{f.name}: {exc}")
             continue
-        rep = bugreport.parse_bug_report(redact_text(text))
+        rep = bugreport.parse_bug_report(text)
+        del text  # the report can be tens of MiB; its sections are all that is kept
+        rep.files = {k: redact_text(v) for k, v in rep.files.items()}
+        rep.cmds = {k: redact_text(v) for k, v in rep.cmds.items()}
         unreadable = {f.name: "; ".join(notes)} if notes else {}
         hosts[node] = HostFacts(node, rep.files, rep.cmds, {}, unreadable)
     if hosts:

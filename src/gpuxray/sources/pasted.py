@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from gpuxray.errors import InputError
+from gpuxray.sources.bundle import printable_name
 from gpuxray.sources.redact import redact_text
 
 FILE_LIMIT = 4 << 20
@@ -98,8 +99,9 @@ def read_file(path: Path, limit: int = FILE_LIMIT) -> TextInput:
                 raise InputError(f"{path}: binary data, not text")
             if size > limit:
                 fh.seek(size - limit)
-                return TextInput(str(path), redact_text(_decode(fh.read(limit), True)), True)
-            return TextInput(str(path), redact_text((head + fh.read()).decode(
+                return TextInput(printable_name(str(path)),
+                                 redact_text(_decode(fh.read(limit), True)), True)
+            return TextInput(printable_name(str(path)), redact_text((head + fh.read()).decode(
                 "utf-8", errors="replace")))
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from exc
@@ -117,7 +119,7 @@ def read_dir(root: Path) -> Pasted:
     total = 0
     over = 0
     for p in _walk(root):
-        rel = p.relative_to(root).as_posix()
+        rel = printable_name(p.relative_to(root).as_posix())  # names are printed in reports
         if len(out.inputs) >= MAX_FILES or total >= TOTAL_LIMIT:
             over += 1  # counted, not listed: a huge tree must not make a huge report
             continue

@@ -16,27 +16,34 @@ import msgspec
 
 REDACTED = "<redacted>"
 
-# Free text (logs, journal, pasted text): credentials as they appear in lines. Each pattern keeps
-# its group 1 (the key, so a reader still sees *what* was there) and replaces the rest.
-_TEXT_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
-    # Authorization: Bearer/Basic <credential> (HTTP headers echoed by curl, clients, proxies)
-    (re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)\s+)"
-                r"[^\s\"',;]+"), r"\1" + REDACTED),
-    (re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"), r"\1" + REDACTED),
-    # key=value / key: value / "key": "value" where the key names a credential
-    (re.compile(r"(?i)((?<![\w-])[\w.-]*(?:passw(?:or)?d|secret|token|api[_-]?key|"
-                r"access[_-]?key|private[_-]?key|credentials?|identitytoken)[\"']?\s*[:=]\s*"
-                r"[\"']?)(?!<redacted>)[^\s\"',;}]{4,}"), r"\1" + REDACTED),
+# Free text (logs, journal, pasted text): credentials as they appear in lines, as one pattern.
+# ``k``/``u`` keep the key (so a reader still sees *what* was there); the value is replaced.
+_TEXT_SECRET = re.compile(
+    # Authorization: Bearer/Basic <credential>; a bare "Bearer <token>"; key=value, key: value
+    # and "key": "value" where the key names a credential
+    r"(?P<k>(?i:authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)\s+|\bbearer\s+|"
+    r"(?:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)"
+    r"[\"']?\s*[:=]\s*[\"']?))(?!<redacted>)[^\s\"',;}]{4,}"
     # shapes that are credentials whatever the key: JWTs, vendor tokens, URL passwords
-    (re.compile(r"\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*"), REDACTED),
-    (re.compile(r"\b(?:ghp_|gho_|ghs_|github_pat_|glpat-|xox[abpr]-|sk-)[\w-]{10,}"), REDACTED),
-    (re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{12,}"), REDACTED),
-    (re.compile(r"(://[^/\s:@]+:)[^/\s@]+@"), r"\1" + REDACTED + "@"),
-    (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|"
-                r"\Z)"), REDACTED),
-)
-_TEXT_HINT = re.compile(r"(?i)passw|secret|token|key|bearer|authoriz|credential|eyJ|ghp_|gho_|"
-                        r"ghs_|github_pat_|glpat-|xox|sk-|AKIA|ASIA|://[^/\s:@]+:")
+    r"|\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*"
+    r"|\b(?:ghp_|gho_|ghs_|github_pat_|glpat-|xox[abpr]-|sk-)[\w-]{10,}"
+    r"|\b(?:AKIA|ASIA)[A-Z0-9]{12,}"
+    r"|(?P<u>://[^/\s:@]+:)[^/\s@]+@")
+_PEM = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|"
+                  r"\Z)")
+# Case-sensitive literals searched in the lower-cased text: a fast pre-scan, so only lines with
+# a hint pay for the full pattern (a multi-MiB journal costs one C scan).
+_TEXT_HINT = re.compile(r"passw|secret|token|key|bearer|authoriz|credential|eyj|ghp_|gho_|ghs_|"
+                        r"github_pat_|glpat-|xox|sk-|akia|asia|://")
+
+
+def _secret_repl(m: re.Match[str]) -> str:
+    if m.group("k") is not None:
+        return m.group("k") + REDACTED
+    if m.group("u") is not None:
+        return m.group("u") + REDACTED + "@"
+    return REDACTED
+
 
 # Env var names that hold credentials.
 SENSITIVE_NAME = re.compile(
@@ -65,12 +72,27 @@ def redact_text(text: str) -> str:
 
     Applied where text enters gpuxray (bundle and must-gather loaders, ``collect``'s log writer,
     ``node``'s command outputs, triage input), so every renderer, evidence line and error message
-    downstream only ever sees the redacted text. A cheap pre-scan skips texts with no hint."""
-    if not _TEXT_HINT.search(text):
+    downstream only ever sees the redacted text."""
+    low = text.lower()
+    if len(low) != len(text):  # a few characters change length when lowered: no fast path
+        return _PEM.sub(REDACTED, _TEXT_SECRET.sub(_secret_repl, text))
+    if not _TEXT_HINT.search(low):
         return text
-    for pat, repl in _TEXT_RULES:
-        text = pat.sub(repl, text)
-    return text
+    if "private key" in low:
+        text = _PEM.sub(REDACTED, text)
+        low = text.lower()
+    parts: list[str] = []
+    last = 0
+    for m in _TEXT_HINT.finditer(low):
+        if m.start() < last:
+            continue  # another hint on a line already done
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        parts += (text[last:start], _TEXT_SECRET.sub(_secret_repl, text[start:end]))
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
 
 
 def redact_obj(obj: Any) -> Any:

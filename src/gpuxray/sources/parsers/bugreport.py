@@ -49,9 +49,12 @@ __all__ = [
     "status_to_show",
 ]
 
-MAX_DECOMPRESSED = 256 << 20
+#: real reports are a few MiB to a few tens of MiB; past this the rest is cut (and noted), which
+#: keeps a gzip bomb's cost to ~3× this in memory (bytes, text, lines)
+MAX_DECOMPRESSED = 64 << 20
 SECTION_LIMIT = 8 << 20  # keep the tail of a huge section, as the bundle reader does
-_SEPARATOR = re.compile(r"^_{20,}\s*$")
+_SEPARATOR_LINE = re.compile(r"^_{20,}[^\S\n]*$", re.M)
+_SECTION_HEAD = 64 << 10
 _FILE_HEADER = re.compile(r"^\*\*\* (/\S*)\s*$")
 _SMI = re.compile(r"^(?:\S*/)?nvidia-smi(?P<args>(?: \S+)*)\s*$")
 _LSPCI_NN = re.compile(r"^(?:\S*/)?lspci -nn\s*$")
@@ -93,13 +96,13 @@ def read_bug_report(path: Path, cap: int | None = None) -> tuple[str, list[str]]
             if len(data) > cap:
                 notes.append(f"cut at {cap} bytes")
             return data[:cap].decode("utf-8", errors="replace"), notes
-        data = _gunzip_capped(fh, cap, notes)
-    if not data.strip():
+        out = _gunzip_capped(fh, cap, notes)
+    if not out or out.isspace():  # no .strip(): that would copy up to ``cap`` bytes
         raise BugReportError("empty or unreadable gzip stream")
-    return data.decode("utf-8", errors="replace"), notes
+    return out.decode("utf-8", errors="replace"), notes
 
 
-def _gunzip_capped(fh: BinaryIO, cap: int, notes: list[str]) -> bytes:
+def _gunzip_capped(fh: BinaryIO, cap: int, notes: list[str]) -> bytearray:
     """Decompress every gzip member, stopping at ``cap`` bytes; keeps what a truncated or
     corrupt stream gave before the damage (the report's early sections are still useful)."""
     out = bytearray()
@@ -122,7 +125,7 @@ def _gunzip_capped(fh: BinaryIO, cap: int, notes: list[str]) -> bytes:
             if not out:
                 raise BugReportError(f"corrupt gzip ({exc})") from exc
             notes.append(f"corrupt gzip after {len(out)} bytes ({exc})")
-            return bytes(out)
+            return out
         if d.eof:
             in_member = False
             pending = d.unused_data
@@ -131,28 +134,39 @@ def _gunzip_capped(fh: BinaryIO, cap: int, notes: list[str]) -> bytes:
             d = zlib.decompressobj(31)
     if len(out) > cap:
         notes.append(f"decompressed size over {cap} bytes; cut there")
-        return bytes(out[:cap])
-    if in_member:
+        del out[cap:]  # in place: a copy would double the peak
+    elif in_member:
         notes.append("truncated gzip stream")
-    return bytes(out)
+    return out
 
 
 def _sections(text: str) -> list[list[str]]:
-    out: list[list[str]] = [[]]
-    for line in text.split("\n"):
-        if _SEPARATOR.match(line):
-            out.append([])
-        else:
-            out[-1].append(line.rstrip("\r"))
-    return [s for s in out if any(x.strip() for x in s)]
+    """The report split at separator lines, one list of lines per section. A section longer
+    than :data:`SECTION_LIMIT` keeps its head (the file/command header) and its tail, so a
+    report of millions of lines never becomes millions of list items at once."""
+    out: list[list[str]] = []
+    for chunk in _SEPARATOR_LINE.split(text):
+        if len(chunk) > SECTION_LIMIT + _SECTION_HEAD:
+            head = chunk[:_SECTION_HEAD]
+            tail = chunk[-SECTION_LIMIT:]
+            chunk = head[: head.rfind("\n") + 1] + tail[tail.find("\n") + 1:]
+        lines = chunk.split("\n")
+        if "\r" in chunk:
+            lines = [ln.rstrip("\r") for ln in lines]
+        if any(x.strip() for x in lines):
+            out.append(lines)
+    return out
 
 
 def _trim(lines: list[str]) -> list[str]:
-    while lines and not lines[0].strip():
-        lines = lines[1:]
-    while lines and not lines[-1].strip():
-        lines = lines[:-1]
-    return lines
+    """Without leading/trailing blank lines (by index: slicing per line is quadratic on a
+    section of a million blank lines)."""
+    start, end = 0, len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return lines[start:end] if (start, end) != (0, len(lines)) else lines
 
 
 def _text(lines: list[str]) -> str:
