@@ -38,16 +38,27 @@ def _huge(path: Path, size: int = GIB) -> Path:
     return path
 
 
+# Linux carries a process's RSS high-water mark across fork+exec, so a child forked straight
+# from a pytest process that has grown to hundreds of MiB reports that size as its own peak.
+# A small launcher process forks gpuxray instead and reports the grandchild's wait4 usage.
+_LAUNCHER = (
+    "import os, subprocess, sys\n"
+    "p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, "
+    "stderr=subprocess.DEVNULL)\n"
+    "_, status, usage = os.wait4(p.pid, 0)\n"
+    "print(os.waitstatus_to_exitcode(status), usage.ru_maxrss)\n"
+)
+
+
 def _peak_rss_mb(args: list[str], stdin: Path | None = None) -> tuple[int, float, float]:
     """Run ``python -m gpuxray ARGS``; return (exit code, peak RSS in MiB, seconds)."""
     t0 = time.monotonic()
     with open(stdin or os.devnull, "rb") as fin:
-        proc = subprocess.Popen([sys.executable, "-m", "gpuxray", *args], stdin=fin,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                env={**os.environ, "NO_COLOR": "1"})
-        _pid, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, usage.ru_maxrss / 1024, time.monotonic() - t0
+        out = subprocess.run([sys.executable, "-c", _LAUNCHER, sys.executable, "-m", "gpuxray",
+                              *args], stdin=fin, capture_output=True, text=True, check=True,
+                             env={**os.environ, "NO_COLOR": "1"}).stdout.split()
+    code, maxrss_kb = int(out[0]), int(out[1])
+    return code, maxrss_kb / 1024, time.monotonic() - t0
 
 
 @pytest.fixture(scope="module")
