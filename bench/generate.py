@@ -199,28 +199,40 @@ def _write_list(path: Path, items: list[dict[str, Any]]) -> None:
 
 
 def generate(out: Path, nodes: int, pods_per_node: int, seed: int = 7) -> Path:
+    """Write the bundle, streaming pods to disk: a 20,000-node fleet never sits in memory."""
     rng = random.Random(seed)
     (out / "cluster").mkdir(parents=True, exist_ok=True)
     node_objs = []
-    pod_objs: list[dict[str, Any]] = []
+    sampled: list[dict[str, Any]] = []  # every Nth pod gets an event
+    every = max(1, nodes * pods_per_node // 20000)
     i = 0
-    for n in range(nodes):
-        gpu = n < nodes * GPU_FRACTION
-        nd = node(n, rng, gpu)
-        node_objs.append(nd)
-        free = [int(nd["status"]["allocatable"].get("nvidia.com/gpu", "0"))]
-        for _ in range(pods_per_node):
-            pod_objs.append(pod(i, rng, nd["metadata"]["name"], gpu, free))
+    with open(out / "cluster" / "pods.json", "wb") as fh:
+        fh.write(b'{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[')
+
+        def put(p: dict[str, Any]) -> None:
+            nonlocal i
+            if i:
+                fh.write(b",")
+            fh.write(ENC.encode(p))
+            if i % every == 0:
+                sampled.append(p)
             i += 1
-    for _ in range(max(1, nodes // 100)):  # a few pending GPU pods
-        p = pod(i, rng, None, True, [8])
-        p["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "8"
-        pod_objs.append(p)
-        i += 1
+
+        for n in range(nodes):
+            gpu = n < nodes * GPU_FRACTION
+            nd = node(n, rng, gpu)
+            node_objs.append(nd)
+            free = [int(nd["status"]["allocatable"].get("nvidia.com/gpu", "0"))]
+            for _ in range(pods_per_node):
+                put(pod(i, rng, nd["metadata"]["name"], gpu, free))
+        for _ in range(max(1, nodes // 100)):  # a few pending GPU pods
+            p = pod(i, rng, None, True, [8])
+            p["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "8"
+            put(p)
+        fh.write(b"]}")
     _write_list(out / "cluster" / "nodes.json", node_objs)
-    _write_list(out / "cluster" / "pods.json", pod_objs)
     _write_list(out / "cluster" / "events.json",
-                [event(k, rng, p) for k, p in enumerate(pod_objs[:: max(1, len(pod_objs) // 20000)])])
+                [event(k, rng, p) for k, p in enumerate(sampled)])
     for res in ("daemonsets", "deployments", "replicasets", "jobs", "statefulsets",
                 "runtimeclasses", "resourcequotas", "configmaps", "clusterpolicies",
                 "nvidiadrivers"):
