@@ -28,6 +28,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
@@ -77,24 +79,26 @@ def bundle_size_mb(root: Path) -> float:
     return sum(f.stat().st_size for f in root.rglob("*") if f.is_file()) / 2**20
 
 
+class _Meta(msgspec.Struct):
+    name: str = ""
+    namespace: str = ""
+
+
+class _Spec(msgspec.Struct, rename="camel"):
+    node_name: str = ""
+
+
+class _Pod(msgspec.Struct):
+    metadata: _Meta
+    spec: _Spec
+
+
+class _Pods(msgspec.Struct):
+    items: list[_Pod]
+
+
 def first_pending(root: Path) -> str:
-    import msgspec
-
-    class Meta(msgspec.Struct):
-        name: str = ""
-        namespace: str = ""
-
-    class Spec(msgspec.Struct, rename="camel"):
-        node_name: str = ""
-
-    class P(msgspec.Struct):
-        metadata: Meta
-        spec: Spec
-
-    class L(msgspec.Struct):
-        items: list[P]
-
-    pods = msgspec.json.decode((root / "cluster" / "pods.json").read_bytes(), type=L).items
+    pods = msgspec.json.decode((root / "cluster" / "pods.json").read_bytes(), type=_Pods).items
     p = next(p for p in pods if not p.spec.node_name)
     return f"{p.metadata.namespace}/{p.metadata.name}"
 

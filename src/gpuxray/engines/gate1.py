@@ -171,16 +171,12 @@ def _resource_view(snap: Snapshot, res: str) -> ResourceView:
     return ResourceView(advertising, gpu_nodes, largest, others)
 
 
-def admissible_nodes(snap: Snapshot, pod: Pod, nodes: list[Node]) -> dict[str, Admissibility]:
-    """Per-node admissibility, shared by pods with the same tolerations and node constraints
-    (the pods of one job or deployment)."""
-    sig = msgspec.json.encode((pod.spec.tolerations, pod.spec.node_selector, pod.spec.affinity))
-    cached: dict[str, Admissibility] = memo(snap, ("gate1-admissible", sig), dict)
-    for n in nodes:
-        name = n.metadata.name
-        if name not in cached:
-            cached[name] = admissibility(pod, n)
-    return {n.metadata.name: cached[n.metadata.name] for n in nodes}
+def admissible_nodes(snap: Snapshot, pod: Pod, res: str) -> dict[str, Admissibility]:
+    """Admissibility of each GPU node for ``res``, computed once per pod shape (tolerations and
+    node constraints): the pods of one job or deployment share it."""
+    nodes = resource_view(snap, res).gpu_nodes
+    return memo(snap, ("gate1-admissible", _shape(pod), res),
+                lambda: {n.metadata.name: admissibility(pod, n) for n in nodes})
 
 
 def _fit_table(snap: Snapshot, res: str) -> dict[str, ResourceFit]:
@@ -234,8 +230,10 @@ def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bo
         return True
     g.add("request fits a single node's size", "pass", f"largest node offers {largest}")
 
-    adm = admissible_nodes(snap, pod, gpu_nodes)
-    candidates = [n for n in gpu_nodes if adm[n.metadata.name].ok]
+    sig = _shape(pod)
+    adm = admissible_nodes(snap, pod, res)
+    candidates = memo(snap, ("gate1-candidates", sig, res),
+                      lambda: [n for n in gpu_nodes if adm[n.metadata.name].ok])
     if not candidates:
         by_reason: dict[str, list[str]] = {}
         for name, a in adm.items():
@@ -252,20 +250,28 @@ def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bo
                          nodes={k: {"reason": v.reason, "detail": v.detail}
                                 for k, v in list(adm.items())[:100]})
         return True
-    excluded = [a for a in adm.values() if not a.ok]
+    excluded = len(adm) - len(candidates)
     g.add("GPU nodes admit the pod (taints, nodeSelector, affinity)", "pass",
           f"{len(candidates)} admissible"
-          + (f", {len(excluded)} excluded" if excluded else ""))
+          + (f", {excluded} excluded" if excluded else ""))
 
-    table = _fit_table(snap, res)
-    fits = {n.metadata.name: table[n.metadata.name] for n in candidates}
+    fits = _fit_table(snap, res)
     free_now = _free_table(snap, res)
-    fitting = [n for n in candidates if free_now[n.metadata.name] >= qty]
+    fitting = memo(snap, ("gate1-fitting", sig, res, qty),
+                   lambda: [n for n in candidates if free_now[n.metadata.name] >= qty])
     if fitting:
-        blocked = {n.metadata.name: non_gpu_misfits(snap, pod, n) for n in fitting}
-        free_nodes = [k for k, v in blocked.items() if not v]
+        # cpu/memory differ per pod: look only until three nodes take it whole
+        free_nodes: list[str] = []
+        what_set: set[str] = set()
+        for n in fitting:
+            miss = non_gpu_misfits(snap, pod, n)
+            if not miss:
+                free_nodes.append(n.metadata.name)
+                if len(free_nodes) == 3:
+                    break
+            what_set.update(f.resource for f in miss)
         if not free_nodes:
-            what = sorted({f.resource for v in blocked.values() for f in v})
+            what = sorted(what_set)
             g.add(f"{res}: room on an admissible node", "pass",
                   f"{_names([n.metadata.name for n in fitting])} have {qty} free")
             g.add("other resources fit", "fail",
@@ -281,22 +287,10 @@ def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bo
         return True
 
     acct = accounting(snap)
-    not_adv, unhealthy, full = [], [], []
-    for n in candidates:
-        f = fits[n.metadata.name]
-        used = acct.allocated.get(n.metadata.name, {}).get(res, Fraction(0))
-        if f.capacity == 0:
-            exp = _expected(n, res)
-            if exp is None or exp - used >= qty:
-                not_adv.append(n)
-                continue
-        if f.capacity > f.allocatable and f.capacity - used >= qty:
-            unhealthy.append(n)
-            continue
-        full.append(n)
-    ev_all = [_node_ev(snap, n, res) for n in candidates][:MAX_LISTED]
-    free_total = sum(max(int(fits[n.metadata.name].free), 0) for n in candidates)
-    max_free = max((max(int(fits[n.metadata.name].free), 0) for n in candidates), default=0)
+    not_adv, unhealthy, full, free_total, max_free = memo(
+        snap, ("gate1-classes", sig, res, qty),
+        lambda: _classify(snap, candidates, fits, res, qty))
+    ev_all = [_node_ev(snap, n, res) for n in candidates[:MAX_LISTED]]
     if not_adv:
         names = [n.metadata.name for n in not_adv]
         absent = [n.metadata.name for n in not_adv if res not in n.status.capacity]
@@ -341,10 +335,8 @@ def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bo
         return True
     allocated = sum(int(fits[n.metadata.name].used) for n in candidates)
     allocatable = sum(int(fits[n.metadata.name].allocatable) for n in candidates)
-    holders = []
-    for n in candidates:
-        for h in acct.holders.get((n.metadata.name, res), []):
-            holders.append(f"{h.namespace}/{h.pod}×{h.amount}@{n.metadata.name}")
+    holders = [f"{h.namespace}/{h.pod}×{h.amount}@{n.metadata.name}" for n in candidates
+               for h in acct.holders.get((n.metadata.name, res), [])]
     ev = [*ev_all, snap.ev(Input.PODS, "held by " + ", ".join(holders[:12])
                            + (" …" if len(holders) > 12 else ""))] if holders else ev_all
     g.add(f"{res}: room on an admissible node", "fail",
@@ -353,6 +345,37 @@ def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bo
                      allocated=allocated, allocatable=allocatable, requested=qty,
                      holders=holders)
     return True
+
+
+def _shape(pod: Pod) -> bytes:
+    """What decides admissibility: pods of one job share it, so their node work is shared."""
+    return msgspec.json.encode((pod.spec.tolerations, pod.spec.node_selector,
+                                pod.spec.affinity))
+
+
+def _classify(snap: Snapshot, candidates: list[Node], fits: dict[str, ResourceFit], res: str,
+              qty: int) -> tuple[list[Node], list[Node], list[Node], int, int]:
+    """Admissible nodes without room, by why: not advertising (would fit by its GFD count),
+    unhealthy devices (would fit if healthy), or full; plus free GPUs summed and the most on
+    one node."""
+    acct = accounting(snap)
+    not_adv: list[Node] = []
+    unhealthy: list[Node] = []
+    full: list[Node] = []
+    for n in candidates:
+        f = fits[n.metadata.name]
+        used = acct.allocated.get(n.metadata.name, {}).get(res, Fraction(0))
+        if f.capacity == 0:
+            exp = _expected(n, res)
+            if exp is None or exp - used >= qty:
+                not_adv.append(n)
+                continue
+        if f.capacity > f.allocatable and f.capacity - used >= qty:
+            unhealthy.append(n)
+            continue
+        full.append(n)
+    frees = [max(int(fits[n.metadata.name].free), 0) for n in candidates]
+    return not_adv, unhealthy, full, sum(frees), max(frees, default=0)
 
 
 def pending_gpu_pods(snap: Snapshot) -> list[Pod]:
