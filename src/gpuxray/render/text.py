@@ -98,13 +98,23 @@ def print_summary(console: Console, findings: Iterable[Finding]) -> None:
 
 def print_table(console: Console, title: str, columns: Sequence[str],
                 rows: Iterable[Sequence[Any]], *, right: Iterable[str] = ()) -> None:
+    """Every column keeps its full width except the last, which wraps: names and numbers are
+    never cut to an ellipsis, a long free-text column (notes, taints) folds instead."""
     right_set = set(right)
+    cells = [[c if isinstance(c, Text) else Text("-" if c is None else str(c)) for c in row]
+             for row in rows]
     table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
-    for col in columns:
-        table.add_column(col, justify="right" if col in right_set else "left", no_wrap=True)
-    for row in rows:
-        table.add_row(*[c if isinstance(c, Text) else Text("-" if c is None else str(c))
-                        for c in row])
+    last = len(columns) - 1
+    for i, col in enumerate(columns):
+        widest = max([len(col), *(r[i].cell_len for r in cells if i < len(r))])
+        if i == last and last > 0:
+            table.add_column(col, justify="right" if col in right_set else "left",
+                             overflow="fold", ratio=1)
+        else:
+            table.add_column(col, justify="right" if col in right_set else "left",
+                             no_wrap=True, min_width=widest)
+    for r in cells:
+        table.add_row(*r)
     console.print(table)
 
 
