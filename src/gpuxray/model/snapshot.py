@@ -218,10 +218,16 @@ class Snapshot:
                 return cp.status.namespace
         return OPERATOR_NAMESPACE_DEFAULT
 
-    def logs_of(self, namespace: str, pod: str) -> Iterator[PodLog]:
+    @cached_property
+    def logs_by_pod(self) -> dict[tuple[str, str], list[PodLog]]:
+        out: dict[tuple[str, str], list[PodLog]] = defaultdict(list)
         for (ns, p, _c), log in self.logs.items():
-            if ns == namespace and p == pod:
-                yield log
+            out[(ns, p)].append(log)
+        return dict(out)
+
+    def logs_of(self, namespace: str, pod: str) -> Iterator[PodLog]:
+        """One pod's logs without scanning every log of the bundle for each pod asked about."""
+        yield from self.logs_by_pod.get((namespace, pod), ())
 
 
 _MEMO: weakref.WeakKeyDictionary[Snapshot, dict[Hashable, Any]] = weakref.WeakKeyDictionary()

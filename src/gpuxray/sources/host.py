@@ -36,6 +36,7 @@ from gpuxray import __version__
 from gpuxray.errors import InputError, UsageError
 from gpuxray.model.snapshot import HostFacts, Input, InputState, Snapshot
 from gpuxray.sources.bundle import HOST_FILE_LIMIT, read_tail
+from gpuxray.sources.redact import REDACTED as REDACTED_TEXT
 from gpuxray.sources.redact import redact_text
 
 __all__ = [
@@ -113,7 +114,7 @@ _TOML_SECRET = re.compile(
     r"""(?P<val>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^,}\s#{\[][^,}\s#]*)""", re.I)
 _JSON_SECRET = re.compile(
     rf"""(?P<key>"(?:{_SECRET_KEYS})"\s*:\s*)(?P<val>"(?:[^"\\]|\\.)*")""", re.I)
-REDACTED = '"<redacted>"'
+REDACTED = f'"{REDACTED_TEXT}"'  # the shared marker, as a TOML/JSON string
 
 
 def redact(text: str, kind: str = "toml") -> str:

@@ -170,8 +170,9 @@ def load_mustgather(root: Path, *, lenient: bool = False, origin: str = "") -> S
     operator_pods = _load_pods(ld)
     namespace = _operator_namespace(ld, operator_pods)
     events: list[k8s.Event] = []
-    _load_clusterpolicy(ld)
-    _load_nvidiadrivers(ld)
+    _load_custom(ld, "cluster_policy.yaml", Input.CLUSTERPOLICIES, "ClusterPolicy",
+                 "clusterpolicies", missing_marker="cluster_policy.missing")
+    _load_custom(ld, "nvidiadrivers.yaml", Input.NVIDIADRIVERS, "NVIDIADriver", "nvidiadrivers")
     events += _load_nodes(ld)
     events += _load_daemonsets(ld, namespace)
     described = _described_pods(ld)
@@ -231,34 +232,23 @@ def _operator_namespace(ld: _Loader, pods: list[k8s.Pod]) -> str:
     return OPERATOR_NAMESPACE_DEFAULT
 
 
-def _load_clusterpolicy(ld: _Loader) -> None:
+def _load_custom(ld: _Loader, name: str, inp: Input, kind: str, attr: str,
+                 missing_marker: str | None = None) -> None:
+    """A custom-resource dump (ClusterPolicy, NVIDIADriver). ``missing_marker`` is the file
+    the script writes when it found none: a collected, empty list rather than not collected."""
     try:
-        objs = ld.objects("cluster_policy.yaml", k8s.CustomResource)
+        objs = ld.objects(name, k8s.CustomResource)
     except InputError as exc:
-        ld.failed(Input.CLUSTERPOLICIES, "cluster_policy.yaml", exc)
+        ld.failed(inp, name, exc)
         return
     if objs is not None:
         for o in objs:
-            o.kind = o.kind or "ClusterPolicy"
-        ld.fields["clusterpolicies"] = objs
-        ld.inputs[Input.CLUSTERPOLICIES] = InputState(True, "cluster_policy.yaml")
-    elif ld.file("cluster_policy.missing") is not None:
-        # the script found no ClusterPolicy: a collected, empty list
-        ld.fields["clusterpolicies"] = []
-        ld.inputs[Input.CLUSTERPOLICIES] = InputState(True, "cluster_policy.missing")
-
-
-def _load_nvidiadrivers(ld: _Loader) -> None:
-    try:
-        objs = ld.objects("nvidiadrivers.yaml", k8s.CustomResource)
-    except InputError as exc:
-        ld.failed(Input.NVIDIADRIVERS, "nvidiadrivers.yaml", exc)
-        return
-    if objs is not None:
-        for o in objs:
-            o.kind = o.kind or "NVIDIADriver"
-        ld.fields["nvidiadrivers"] = objs
-        ld.inputs[Input.NVIDIADRIVERS] = InputState(True, "nvidiadrivers.yaml")
+            o.kind = o.kind or kind
+        ld.fields[attr] = objs
+        ld.inputs[inp] = InputState(True, name)
+    elif missing_marker is not None and ld.file(missing_marker) is not None:
+        ld.fields[attr] = []
+        ld.inputs[inp] = InputState(True, missing_marker)
 
 
 def parse_labels_file(text: str) -> dict[str, dict[str, str]]:
