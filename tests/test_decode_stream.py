@@ -49,3 +49,67 @@ def test_streamed_falls_back_for_single_objects_and_junk(tmp_path: Path,
     junk.write_bytes(b"{\x00\xff" * 100)
     with pytest.raises(InputError, match=r"junk\.json"):
         decode.decode_file(junk, k8s.Pod, "junk.json")
+
+
+def pods(n: int, *, tricky: bool = False) -> list[dict[str, object]]:
+    """Pods whose text holds would-be cut points: separators inside strings (escaped and
+    raw-looking) and nested objects that open exactly like an item."""
+    out: list[dict[str, object]] = []
+    for i in range(n):
+        p: dict[str, object] = {
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"p{i}", "namespace": "a", "annotations": {
+                "last": json.dumps({"apiVersion": "v1", "kind": "Pod"}) + '},{"apiVersion"'}},
+            "spec": {"nodeName": f"n{i % 3}", "containers": [
+                {"name": "c", "resources": {"limits": {"nvidia.com/gpu": str(i % 4)}}}]}}
+        if tricky:
+            # a nested list of objects whose first key/value is the items' own opening
+            p["metadata"]["ownerReferences"] = [  # type: ignore[index]
+                {"apiVersion": "v1", "kind": "Node", "name": "x"},
+                {"apiVersion": "v1", "kind": "Node", "name": "y"}]
+        out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("indent", [None, 4])
+@pytest.mark.parametrize("tricky", [False, True])
+def test_pieces_equal_plain_for_kubectl_and_compact_text(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, indent: int | None,
+        tricky: bool) -> None:
+    f = tmp_path / "pods.json"
+    f.write_text(json.dumps({"apiVersion": "v1", "items": pods(3000, tricky=tricky),
+                             "kind": "List", "metadata": {"resourceVersion": ""}},
+                            indent=indent))
+    plain = decode.decode_objects(f.read_bytes(), k8s.Pod, "pods.json")
+    monkeypatch.setattr(decode, "STREAM_THRESHOLD", 1)
+    monkeypatch.setattr(decode, "_CHUNK_BYTES", 5000)
+    monkeypatch.setattr(decode, "_STEP_BYTES", 700)
+    monkeypatch.setattr(decode, "_MAX_MISCUTS", 10_000)
+    with open(f, "rb") as fh:
+        pieces = decode._decode_pieces(fh, f.stat().st_size, k8s.Pod)
+    assert pieces is not None, "the piecewise path gave up on a well-formed List"
+    assert pieces == plain and len(pieces) == 3000
+    assert decode.decode_file(f, k8s.Pod, "pods.json") == plain
+
+
+def test_pieces_give_up_to_the_exact_split(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(decode, "STREAM_THRESHOLD", 1)
+    monkeypatch.setattr(decode, "_CHUNK_BYTES", 3000)
+    monkeypatch.setattr(decode, "_STEP_BYTES", 500)
+    monkeypatch.setattr(decode, "_MAX_MISCUTS", 1)
+    f = tmp_path / "pods.json"
+    # items first, then an envelope key that itself holds "items": only the top level counts
+    f.write_text(json.dumps({"metadata": {"x": {"items": []}},
+                             "items": pods(400, tricky=True), "kind": "List"}))
+    assert decode.decode_file(f, k8s.Pod, "pods.json") == decode.decode_objects(
+        f.read_bytes(), k8s.Pod, "pods.json")
+    bad = pods(400)
+    bad[333]["metadata"] = {"name": 5}
+    f.write_text(json.dumps({"apiVersion": "v1", "items": bad, "kind": "List"}))
+    with pytest.raises(InputError, match=r"pods\.json: item 333"):
+        decode.decode_file(f, k8s.Pod, "pods.json")
+    text = json.dumps({"apiVersion": "v1", "items": pods(400), "kind": "List"})
+    f.write_text(text[: len(text) // 2])
+    with pytest.raises(InputError, match=r"pods\.json: malformed JSON"):
+        decode.decode_file(f, k8s.Pod, "pods.json")

@@ -23,6 +23,7 @@ from gpuxray.model.k8s import Container, Node, Pod
 from gpuxray.model.snapshot import Input, Snapshot, memo
 
 GPU_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-")
+_GPU_VENDOR = "nvidia.com/"  # what every GPU_PREFIXES entry starts with
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 
 # GFD labels (facts.md §6.2): <resource>.count / .replicas / .sharing-strategy / .product
@@ -248,28 +249,41 @@ def accounting(snap: Snapshot) -> Accounting:
     Other resources (cpu, memory) are only needed for a few candidate nodes, so
     :func:`node_requested` computes them lazily per node instead of for the whole fleet.
     """
-    allocated: dict[str, dict[str, Fraction]] = defaultdict(dict)
+    sums: dict[str, dict[str, Fraction | int]] = defaultdict(dict)
     holders: dict[tuple[str, str], list[Holder]] = defaultdict(list)
     gpu_pods: list[tuple[Pod, dict[str, int]]] = []
+    vendor, terminal = _GPU_VENDOR, TERMINAL_PHASES
     for pod in snap.pods:
-        node = pod.spec.node_name
-        if not node or pod.status.phase in TERMINAL_PHASES:
+        spec = pod.spec
+        node = spec.node_name
+        if not node or pod.status.phase in terminal:
             continue
-        simple = _gpu_requests_simple(pod)  # also the cheapest way to learn "no GPU at all"
+        if not (spec.init_containers or spec.overhead):
+            # screen, in C: most pods of a fleet name no GPU resource at all (a key that
+            # merely contains the vendor prefix is settled exactly below)
+            for c in spec.containers:
+                res = c.resources
+                if vendor in "".join(res.limits) or vendor in "".join(res.requests):
+                    break
+            else:
+                continue
+        simple = _gpu_requests_simple(pod)
+        req: dict[str, Fraction | int]
         if simple is None:
-            req = pod_requests(pod, is_gpu_resource)
+            req = dict(pod_requests(pod, is_gpu_resource))
         elif not simple:
             continue
         else:
-            req = {k: Fraction(n) for k, n in simple.items()}
+            req = dict(simple)
         if req:
             gpu_pods.append((pod, {k: int(v) for k, v in req.items()}))
-        bucket = allocated[node]
+        bucket = sums[node]
         for k, v in req.items():
-            bucket[k] = bucket.get(k, Fraction(0)) + v
+            bucket[k] = bucket.get(k, 0) + v
             holders[(node, k)].append(Holder(pod.metadata.namespace or "default",
                                              pod.metadata.name, int(v), pod.status.phase))
-    return Accounting(dict(allocated), dict(holders), gpu_pods)
+    allocated = {node: {k: Fraction(v) for k, v in b.items()} for node, b in sums.items()}
+    return Accounting(allocated, dict(holders), gpu_pods)
 
 
 

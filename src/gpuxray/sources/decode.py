@@ -7,7 +7,9 @@ then ``msgspec.convert``. Errors become one-line :class:`InputError` naming the 
 
 from __future__ import annotations
 
+import io
 import mmap
+import re
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -63,8 +65,15 @@ def decode_objects(data: bytes, typ: type[T], name: str) -> list[T]:
         raise InputError(f"{name}: unexpected content ({_first_error_line(exc)})") from exc
 
 
-STREAM_THRESHOLD = 32 << 20  # files above this are decoded item by item from a mapping
+STREAM_THRESHOLD = 32 << 20  # files above this are decoded in pieces
 _WINDOW_ITEMS = 2048
+_CHUNK_BYTES = 8 << 20
+_STEP_BYTES = 1 << 20
+_MAX_MISCUTS = 32  # wrong guesses at an item boundary before the slower exact split is used
+_ITEMS_OPEN = re.compile(rb'"items"\s*:\s*\[\s*')
+#: how an item opens: its first key, and that key's value when it is a string
+#: (``{"apiVersion":"v1"``); a cut is only guessed where the next item opens the same way
+_ITEM_OPENING = re.compile(rb'\{\s*"[^"\\]{1,64}"\s*:(?:\s*"[^"\\]{0,64}")?')
 
 
 class _RawList(msgspec.Struct, gc=False):
@@ -72,23 +81,147 @@ class _RawList(msgspec.Struct, gc=False):
     kind: str = ""
 
 
+class _Skim(msgspec.Struct, gc=False):
+    pass
+
+
 def decode_file(path: Path, typ: type[T], name: str) -> list[T]:
     """Like :func:`decode_objects` for a file, but a large JSON List never sits in memory twice.
 
     Decoding a 350 MB ``pods.json`` the plain way holds the whole text and every decoded object
-    at once (measured: 2.8× the file in peak RSS). Here the file is mapped, split into raw items
-    in one C-speed pass, and each item decoded in turn while the already-read pages are handed
-    back to the page cache (``MADV_DONTNEED``): the peak is the decoded objects plus a window.
+    at once (measured: 2.8× the file in peak RSS). Here the items are read and decoded a few
+    megabytes at a time (:func:`_decode_pieces`): the peak is the decoded objects plus one
+    piece. Where the pieces cannot be proven, the file is mapped and split into raw items
+    first (:func:`_decode_mapped`), which also names a bad item.
     """
     size = path.stat().st_size
     if size < STREAM_THRESHOLD or _is_yaml(name) or not hasattr(mmap, "MADV_DONTNEED"):
         return decode_objects(path.read_bytes(), typ, name)
-    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        # every view into the mapping is gone when this returns, errors included
-        out, error = _decode_mapped(mm, typ, name)
+    with open(path, "rb") as fh:
+        out = _decode_pieces(fh, size, typ)
+        if out is not None:
+            return out
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            # every view into the mapping is gone when this returns, errors included
+            out, error = _decode_mapped(mm, typ, name)
     if error:
         raise InputError(error)
     return out if out is not None else decode_objects(path.read_bytes(), typ, name)
+
+
+def _decode_pieces(fh: io.BufferedIOBase, size: int, typ: type[T]) -> list[T] | None:
+    """Decode a List's items in pieces cut between two items, in one pass over the text.
+
+    A cut is guessed where one item closes and the next opens the way the first one did
+    (``},{"apiVersion":"v1"``) and proven by decoding the piece as a JSON array: a cut inside
+    an item or a string leaves a bracket or a quote unclosed, so a piece decodes only when
+    every cut lies between two whole items. The envelope around ``items`` is decoded on its own
+    to prove the array was the List's. Anything unexpected — no ``items`` near the top, too
+    many wrong guesses, an item that does not fit the type — returns None and the exact split
+    decides. The file is read, not mapped: faulting in 90k pages of a mapping cost more than
+    the copy. Measured on a 365 MB ``pods.json``: ~1 s less than mapping and splitting first.
+    """
+    first = fh.read(1 << 16)
+    head = _ITEMS_OPEN.search(first)
+    if head is None:
+        return None
+    tail_at = max(head.end(), size - (1 << 16))
+    fh.seek(tail_at)
+    tail = fh.read()
+    end = _items_end(tail, tail_at)
+    if end is None or end <= head.end():
+        return None
+    opening = _ITEM_OPENING.match(first, head.end())
+    # A quote inside a JSON string is always escaped, so an opening that holds one never
+    # matches inside a string; only an identically opening nested object could fool it, and
+    # then the piece fails to decode and the next guess is tried.
+    between = re.compile(rb"\}\s*,\s*" + re.escape(opening.group() if opening else b"{"))
+    dec = msgspec.json.Decoder(list[typ])  # type: ignore[valid-type]
+
+    # buf[:n] holds the file from offset ``base``; buf[0] is a spare byte that becomes the
+    # piece's "[". One buffer, reused: fresh pages for every piece cost more than the decode.
+    buf, n, base = bytearray(_CHUNK_BYTES + _STEP_BYTES), 1, head.end() - 1
+    buf[0] = 0x5B
+    fh.seek(head.end())
+
+    def fill(upto: int) -> None:
+        nonlocal buf, n
+        want = min(upto, end + 1) - base
+        if want > len(buf):
+            buf.extend(bytes(want - len(buf)))  # an item larger than a piece: rare
+        while n < want:
+            view = memoryview(buf)[n:want]
+            try:
+                got = fh.readinto(view)
+            finally:
+                view.release()
+            if not got:
+                return
+            n += got
+
+    def next_cut(lo: int) -> int:
+        while lo < end:
+            fill(lo + _STEP_BYTES)
+            hi = min(end, base + n)
+            m = between.search(buf, lo - base, hi - base)
+            if m:
+                return base + m.start() + 1
+            if hi >= end or hi <= lo:
+                break
+            lo = max(lo, hi - 512)  # overlap: a separator may straddle two reads
+        return end
+
+    out: list[T] = []
+    misses = 0
+    try:
+        while True:
+            cut = next_cut(base + 1 + _CHUNK_BYTES)
+            while True:
+                fill(cut + 1)
+                if base + n <= cut:
+                    return None  # the file ended early (it changed under us)
+                saved, buf[cut - base] = buf[cut - base], 0x5D  # "]"
+                view = memoryview(buf)[:cut - base + 1]
+                try:
+                    out.extend(dec.decode(view))
+                    break
+                except msgspec.DecodeError:
+                    misses += 1
+                    if misses > _MAX_MISCUTS or cut == end:
+                        return None
+                finally:
+                    view.release()
+                buf[cut - base] = saved
+                cut = next_cut(cut)
+            if cut == end:
+                break
+            nxt = buf.find(b"{", cut - base, n)
+            if nxt < 0:
+                return None
+            keep = n - (nxt - 1)
+            with memoryview(buf) as mv:
+                mv[:keep] = mv[nxt - 1:n]
+            n, base = keep, base + nxt - 1
+            buf[0] = 0x5B  # "["
+    except msgspec.ValidationError:
+        return None
+    envelope = b"".join((first[:head.end()], b"]", tail[end + 1 - tail_at:]))
+    try:
+        lst = msgspec.json.decode(envelope, type=_List[_Skim])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return out if lst.items == [] else None
+
+
+def _items_end(tail: bytes, offset: int) -> int | None:
+    """File offset of the ``]`` closing the items array, found in the file's tail: the last
+    ``]`` that follows a ``}`` (kubectl writes ``kind`` and ``metadata`` after ``items``)."""
+    close = tail.rfind(b"]")
+    while close >= 0:
+        if tail[max(0, close - 64):close].rstrip().endswith(b"}"):
+            return offset + close
+        close = tail.rfind(b"]", 0, close)
+    return None
 
 
 def _decode_mapped(mm: mmap.mmap, typ: type[T], name: str) -> tuple[list[T] | None, str]:
