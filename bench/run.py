@@ -167,6 +167,8 @@ def main() -> int:
     ap.add_argument("--main", type=int, default=5000)
     ap.add_argument("--live-nodes", type=int, default=500,
                     help="bundle size for the serve/kubectl comparison (describe is O(nodes²))")
+    ap.add_argument("--no-live", action="store_true",
+                    help="skip the serve/kubectl comparison (its target is then not judged)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--work", type=Path, default=HERE / "out")
     ap.add_argument("--json", type=Path, default=None, help="also write results here")
@@ -203,7 +205,7 @@ def main() -> int:
         ("peak RSS ≤ 2× bundle", main_row["rss_x_bundle"], 2.0, "le"),
         ("why ≤ 1.5× capacity", main_row["why_vs_capacity"], 1.5, "le"),
     ]
-    live = live_comparison(ensure_bundle(a.work, a.live_nodes), a.repeat)
+    live = None if a.no_live else live_comparison(ensure_bundle(a.work, a.live_nodes), a.repeat)
     if live is not None:
         results["live"] = live
         targets.append(("collect ≥ 20× faster than kubectl describe nodes",

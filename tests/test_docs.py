@@ -62,3 +62,16 @@ def test_main_writes_the_directory(tmp_path: Path) -> None:
     assert docs.main([str(tmp_path / "out")]) == 0
     assert (tmp_path / "out" / "README.md").is_file()
     assert len(list((tmp_path / "out").glob("GX*.md"))) == len(CATALOG)
+
+
+def test_series_map_names_the_module_of_every_check() -> None:
+    """``capacity`` imports only the modules the series map names: a check registered in a
+    module the map does not list for its series would silently never run there."""
+    from gpuxray.checks.registry import MODULES_BY_SERIES, all_checks
+
+    for code, spec in all_checks().items():
+        module = spec.fn.__module__.rsplit(".", 1)[-1]
+        assert module in MODULES_BY_SERIES[code[:3]], (code, module)
+    assert set(all_checks(["GX6"])) == {c for c in all_checks() if c.startswith("GX6")}
+    assert set(all_checks(["GX301", "GX4"])) == {
+        c for c in all_checks() if c == "GX301" or c.startswith("GX4")}

@@ -50,21 +50,48 @@ def check(code: str, *, needs: tuple[Input, ...] = ()) -> Callable[[CheckFn], Ch
     return deco
 
 
-def _load_all() -> None:
-    """Import every check module so their decorators run (registered by code, DESIGN.md)."""
+#: which modules register the checks of each code series (GX1xx … GX6xx); a module may hold
+#: codes of two series where one cause spans layers (containerd.py: GX301 and GX5xx). Kept in
+#: step with the modules by a test, so ``capacity`` can load only its own checks.
+MODULES_BY_SERIES: dict[str, tuple[str, ...]] = {
+    "GX1": ("admission",),
+    "GX2": ("scheduling",),
+    "GX3": ("runtime", "containerd"),
+    "GX4": ("operator", "operator_config", "node"),
+    "GX5": ("containerd", "node"),
+    "GX6": ("capacity",),
+}
+
+
+def _load(series: Iterable[str] | None = None) -> None:
+    """Import the check modules so their decorators run (registered by code, DESIGN.md): all of
+    them, or only those registering the given series."""
     import importlib
     import pkgutil
 
     import gpuxray.checks as pkg
 
-    for mod in pkgutil.iter_modules(pkg.__path__):
-        if mod.name not in ("registry", "engine"):
-            importlib.import_module(f"gpuxray.checks.{mod.name}")
+    if series is None:
+        names = [m.name for m in pkgutil.iter_modules(pkg.__path__)
+                 if m.name not in ("registry", "engine")]
+    else:
+        names = sorted({m for s in series for m in MODULES_BY_SERIES.get(s, ())})
+    for name in names:
+        importlib.import_module(f"gpuxray.checks.{name}")
 
 
-def all_checks() -> dict[str, CheckSpec]:
-    _load_all()
-    return dict(sorted(REGISTRY.items()))
+def all_checks(prefixes: Iterable[str] | None = None) -> dict[str, CheckSpec]:
+    """The registered checks, in code order; with ``prefixes`` (``GX6``, ``GX601``) only the
+    modules that can hold them are imported, and only matching checks returned."""
+    if prefixes is None:
+        _load()
+        return dict(sorted(REGISTRY.items()))
+    wanted = tuple(prefixes)
+    if any(len(w) < 3 or w[:3] not in MODULES_BY_SERIES for w in wanted):
+        _load()
+    else:
+        _load({w[:3] for w in wanted})
+    return {c: s for c, s in sorted(REGISTRY.items()) if c.startswith(wanted)}
 
 
 def run_check(spec: CheckSpec, snap: Snapshot) -> Iterator[Finding]:

@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Iterator
 
 from gpuxray.checks.registry import check
-from gpuxray.engines.capacity import GPU_PREFIXES, is_gpu_node, is_terminal
+from gpuxray.engines.capacity import GPU_PREFIXES, TERMINAL_PHASES, is_gpu_node, is_terminal
 from gpuxray.engines.operator import (
     blocked_init,
     operand_of_pod,
@@ -219,19 +219,29 @@ def no_gpu_requested(snap: Snapshot) -> Iterator[Finding]:
     counts (the variable, ``nvidia.com/*`` annotations); ``why`` also reads the image."""
     ns_op = snap.operator_namespace
     for pod in snap.pods:
+        if pod.status.phase in TERMINAL_PHASES or not pod.spec.node_name:
+            continue
         ns = pod.metadata.namespace or "default"
-        if ns == ns_op or ns == "kube-system" or is_terminal(pod) or not pod.spec.node_name:
+        if ns == ns_op or ns == "kube-system":
             continue
         if pod.spec.runtime_class_name and operand_of_pod(pod) is not None:
             continue
-        annotated = any(k.startswith("nvidia.com/") for k in pod.metadata.annotations)
+        annotations = pod.metadata.annotations
+        # the join screens in C; the exact prefix test only runs when it may hold
+        annotated = "nvidia.com/" in "".join(annotations) and any(
+            k.startswith("nvidia.com/") for k in annotations)
         for c in pod.spec.containers:
-            if not any(e.name == "NVIDIA_VISIBLE_DEVICES" for e in c.env):
-                if not annotated:
-                    continue  # no explicit intent: nothing for the fleet-wide check to say
-                accept, acc_ev = None, None
-            else:
+            has_var = False
+            for e in c.env:
+                if e.name == "NVIDIA_VISIBLE_DEVICES":
+                    has_var = True
+                    break
+            if has_var:
                 accept, acc_ev = envvar_policy(snap, pod.spec.node_name)
+            elif not annotated:
+                continue  # no explicit intent: nothing for the fleet-wide check to say
+            else:
+                accept, acc_ev = None, None
             problem = no_gpu_problem(pod, c, image_hint=False, accept_envvar=accept)
             if not problem:
                 continue

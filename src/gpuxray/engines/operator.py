@@ -174,8 +174,17 @@ def pod_matches(snap: Snapshot) -> dict[tuple[str, str], list[PodMatch]]:
         if not pod.spec.node_name:
             continue  # gate 2 only concerns pods bound to a node (seed §4)
         key = (pod.metadata.namespace or "default", pod.metadata.name)
-        troubled = pod.status.phase != "Succeeded" and (
-            not pod_ready(pod) or any(s.restart_count for s in pod.status.container_statuses))
+        # troubled = not Succeeded and (not ready, or restarted): written out, not via
+        # pod_ready(), because this runs for every pod of the fleet
+        phase = pod.status.phase
+        troubled = False
+        if phase != "Succeeded":
+            statuses = pod.status.container_statuses
+            troubled = phase != "Running" or not statuses
+            for st in statuses:
+                if not st.ready or st.restart_count:
+                    troubled = True
+                    break
         if not (troubled or key in have_logs or key in have_events):
             continue
         ms = scan_pod(snap, pod)

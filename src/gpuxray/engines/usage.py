@@ -295,11 +295,13 @@ class PodUsage:
         return round(sum(vals), 1) if vals else None
 
     def as_json(self) -> dict[str, Any]:
+        measured = bool(self.series)  # most pods of a fleet without metrics: skip the sums
         return {"namespace": self.namespace, "pod": self.pod, "node": self.node,
                 "requests": dict(self.requests), "gpus_allocated": self.gpus_allocated,
                 "status": self.status, "reason": self.reason, "basis": self.basis,
-                "util_pct": self.util_pct, "util_max_pct": self.util_max_pct,
-                "fb_used_mib": self.fb_used_mib, "idle": self.idle,
+                "util_pct": self.util_pct if measured else None,
+                "util_max_pct": self.util_max_pct if measured else None,
+                "fb_used_mib": self.fb_used_mib if measured else None, "idle": self.idle,
                 "gpus": [series_json(g) for g in self.series]}
 
 
@@ -338,11 +340,16 @@ def pod_usage(snap: Snapshot) -> tuple[PodUsage, ...]:
                 attributed_nodes.add(g.node)
     policy = usage.policy if usage is not None else IdlePolicy()
     out: list[PodUsage] = []
+    shared: dict[tuple[str, tuple[str, ...]], bool] = {}  # per node × resource names: few
     for pod, req in accounting(snap).gpu_pods:
         node = pod.spec.node_name
         ns = pod.metadata.namespace or "default"
         name = pod.metadata.name
-        if _node_shared(snap, node, req):
+        key = (node, tuple(req))
+        is_shared = shared.get(key)
+        if is_shared is None:
+            is_shared = shared[key] = _node_shared(snap, node, req)
+        if is_shared:
             out.append(PodUsage(ns, name, node, req, "not-attributable", NOT_ATTRIBUTABLE,
                                 policy=policy))
             continue

@@ -15,9 +15,6 @@ import json
 import math
 import re
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Iterable
 from typing import Any
 
@@ -46,6 +43,11 @@ def parse_window(text: str) -> str:
 
 
 def _get(url: str, params: dict[str, str], timeout: float) -> Any:
+    # imported here: urllib.request pulls in http.client and email (~40 ms at every start)
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
     full = f"{url.rstrip('/')}/api/v1/query?{urllib.parse.urlencode(params)}"
     req = urllib.request.Request(full, headers={"Accept": "application/json",
                                                 "User-Agent": "gpuxray"})

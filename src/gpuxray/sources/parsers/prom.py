@@ -11,8 +11,6 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from prometheus_client.parser import text_string_to_metric_families
-
 from gpuxray.errors import InputError
 
 
@@ -25,6 +23,9 @@ class Sample:
 
 def parse_exposition(text: str, source: str, names: Iterable[str] | None = None) -> list[Sample]:
     """Samples of ``text`` (only metrics in ``names`` when given); NaN values are dropped."""
+    # imported here: the client pulls in http.server and ssl (~60 ms), paid only with a scrape
+    from prometheus_client.parser import text_string_to_metric_families
+
     wanted = set(names) if names is not None else None
     if "\x00" in text:
         raise InputError(f"{source}: not Prometheus text (binary content)")
