@@ -5,8 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from gpuxray.sources.redact import REDACTED, finish_item, redact_obj, sensitive_value
+from gpuxray.sources.redact import (
+    REDACTED,
+    _pod_fast,
+    finish_item,
+    redact_obj,
+    sensitive_value,
+)
 
 
 @pytest.mark.parametrize(("name", "value", "secret"), [
@@ -89,3 +97,70 @@ def test_rbac_grants_exactly_what_the_live_source_reads() -> None:
     assert verbs <= {"get", "list", "watch"}
     assert namespaced_only == {("", "configmaps"), ("", "pods/log")}
     assert not any(r.endswith("secrets") for _, r in granted)
+
+
+# ----- the pod fast path agrees with the full walk ---------------------------------------------
+def _walked(raw: bytes) -> object:
+    obj = json.loads(raw)
+    return {"kind": obj.pop("kind", "") or "Pod", "apiVersion": obj.pop("apiVersion", "") or "v1",
+            **redact_obj(obj)}
+
+
+_TEXT = st.sampled_from(["x", "all", "hunter2", "--verbose", "--token=abc", "--db-password=pw",
+                         "http://u:p@proxy:3128", "ghp_0123456789abcdefghij", "python",
+                         '{"PASSWORD":"x"}', "e\u00e9", "a\\b", 'q"uote'])
+_NAME = st.sampled_from(["MODE", "NVIDIA_VISIBLE_DEVICES", "DB_PASSWORD", "HF_TOKEN", "USER"])
+_ENV = st.lists(st.fixed_dictionaries({"name": _NAME}, optional={"value": _TEXT}), max_size=3)
+_EXEC = st.fixed_dictionaries({"exec": st.fixed_dictionaries(
+    {"command": st.lists(_TEXT, max_size=3)})})
+_CONTAINER = st.fixed_dictionaries({"name": st.just("c")}, optional={
+    "env": _ENV, "args": st.lists(_TEXT, max_size=3), "command": st.lists(_TEXT, max_size=3),
+    "livenessProbe": _EXEC, "lifecycle": st.fixed_dictionaries({}, optional={"preStop": _EXEC}),
+})
+_POD = st.fixed_dictionaries({
+    "metadata": st.fixed_dictionaries({"name": st.just("p")}, optional={
+        "annotations": st.dictionaries(st.sampled_from([
+            "kubectl.kubernetes.io/last-applied-configuration", "a", "nvidia.com/x"]), _TEXT),
+        "labels": st.dictionaries(st.sampled_from(["app", "env"]), st.sampled_from(["x"])),
+    }),
+    "spec": st.fixed_dictionaries({"containers": st.lists(_CONTAINER, max_size=2)}, optional={
+        "initContainers": st.lists(_CONTAINER, max_size=1),
+        # keys the probe does not know, in places it does not read
+        "volumes": st.lists(st.fixed_dictionaries({"csi": st.fixed_dictionaries(
+            {"volumeAttributes": st.dictionaries(st.sampled_from(["env", "command"]),
+                                                 _TEXT)})}), max_size=1),
+        "x-extension": st.fixed_dictionaries({}, optional={
+            "env": _ENV, "command": st.lists(_TEXT, max_size=2)}),
+    }),
+}, optional={"kind": st.just("Pod"), "apiVersion": st.just("v1")})
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(pod=_POD, ascii_only=st.booleans())
+def test_pod_fast_path_equals_the_full_walk(pod: dict[str, object], ascii_only: bool) -> None:
+    raw = json.dumps(pod, ensure_ascii=ascii_only, separators=(",", ":")).encode()
+    assert json.loads(finish_item(raw, "Pod", "v1")) == _walked(raw)
+
+
+def test_pod_fast_path_is_taken_for_an_ordinary_pod() -> None:
+    """The bulk of a fleet: env, commands, probes and a last-applied annotation, nothing
+    secret. It must not fall back to the walk (that is what made collect slow)."""
+    pod = {"metadata": {"name": "p", "annotations": {
+        "kubectl.kubernetes.io/last-applied-configuration": '{"spec":{"x":"y"}}'},
+        "managedFields": [{"fieldsV1": {"f:spec": {"f:containers": {
+            'k:{"name":"main"}': {"f:env": {}, "f:command": {}}}}}}]},
+        "spec": {"containers": [{"name": "main", "command": ["python", "train.py"],
+                                 "env": [{"name": "MODE", "value": "fast"}],
+                                 "readinessProbe": {"exec": {"command": ["cat", "/ok"]}}}]}}
+    raw = json.dumps(pod).encode()
+    fast = _pod_fast(raw)
+    assert fast is not None
+    out = json.loads(fast)
+    assert out["metadata"]["annotations"] == {
+        "kubectl.kubernetes.io/last-applied-configuration": REDACTED}
+    assert out == _walked(raw)
+    # a secret, an escaped key, or an unknown "env" key send it down the full walk
+    pod["spec"]["containers"][0]["env"].append({"name": "DB_PASSWORD", "value": "x"})  # type: ignore[index]
+    assert _pod_fast(json.dumps(pod).encode()) is None
+    assert _pod_fast(raw.replace(b'"env"', b'"\\u0065nv"')) is None
+    assert _pod_fast(raw.replace(b'"spec":', b'"x":{"env":1},"spec":')) is None

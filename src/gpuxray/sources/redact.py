@@ -96,7 +96,11 @@ def redact_text(text: str) -> str:
 
 
 def redact_obj(obj: Any) -> Any:
-    """Redact in place (and return) any JSON-like object: env lists, args, annotations."""
+    """Redact in place (and return) any JSON-like object: env lists, args, annotations.
+
+    ``managedFields`` is not walked: the API server only accepts field *sets* there (``f:env``,
+    ``k:{"name":…}`` keys over empty objects), which hold no values to redact; it is a quarter
+    of a pod's tree."""
     if isinstance(obj, dict):
         for key, val in obj.items():
             if key == "env" and isinstance(val, list):
@@ -110,7 +114,7 @@ def redact_obj(obj: Any) -> Any:
                 for a in REDACTED_ANNOTATIONS:
                     if a in val:
                         val[a] = REDACTED
-            else:
+            elif key != "managedFields":
                 redact_obj(val)
     elif isinstance(obj, list):
         for v in obj:
@@ -130,19 +134,142 @@ class _Head(msgspec.Struct):
     apiVersion: str = ""
 
 
+# ----- the pod fast path -----------------------------------------------------------------------
+# A fleet's pods are nearly all the bytes of a collection, and every pod has env or command
+# lists, so decoding each into dicts to walk it was most of ``collect``'s time. For a Pod, the
+# places :func:`redact_obj` acts on are known (container env/args/command, probe and hook exec
+# commands, metadata.annotations); a typed probe reads just those. The probe is trusted only when
+# the raw text holds no more of those keys than the probe saw (a key written with a ``\u``
+# escape could hide, so any such escape takes the full walk too).
+class _Env(msgspec.Struct):
+    name: str = ""
+    value: str | None = None
+
+
+class _Exec(msgspec.Struct):
+    command: list[str] | None = None
+
+
+class _Handler(msgspec.Struct, rename="camel"):
+    exec: _Exec | None = None
+
+
+class _Lifecycle(msgspec.Struct, rename="camel"):
+    post_start: _Handler | None = None
+    pre_stop: _Handler | None = None
+
+
+class _Container(msgspec.Struct, rename="camel"):
+    env: list[_Env] | None = None
+    args: list[str] | None = None
+    command: list[str] | None = None
+    lifecycle: _Lifecycle | None = None
+    liveness_probe: _Handler | None = None
+    readiness_probe: _Handler | None = None
+    startup_probe: _Handler | None = None
+
+
+class _PodSpec(msgspec.Struct, rename="camel"):
+    containers: list[_Container] | None = None
+    init_containers: list[_Container] | None = None
+    ephemeral_containers: list[_Container] | None = None
+
+
+class _Meta(msgspec.Struct):
+    annotations: dict[str, str] | None = None
+
+
+class _PodProbe(msgspec.Struct):
+    kind: str = ""
+    apiVersion: str = ""
+    metadata: _Meta | None = None
+    spec: _PodSpec | None = None
+
+
+_POD_PROBE = msgspec.json.Decoder(_PodProbe)
+_KEYS = re.compile(rb'"(env|args|command|annotations)"\s*:')
+_LAST_APPLIED = re.compile(
+    rb'("kubectl\.kubernetes\.io/last-applied-configuration"\s*:\s*)"(?:[^"\\]|\\.)*"')
+_REDACTED_JSON = msgspec.json.encode(REDACTED)
+
+
+def _pod_fast(raw: bytes) -> bytes | None:
+    """The redacted pod without decoding it into dicts, or None when the full walk must run."""
+    if b"\\u" in raw:
+        return None
+    try:
+        pod = _POD_PROBE.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    seen = {b"env": 0, b"args": 0, b"command": 0, b"annotations": 0}
+    last_applied = False
+    annotations = pod.metadata.annotations if pod.metadata is not None else None
+    if annotations is not None:
+        seen[b"annotations"] += 1
+        if any(a in annotations for a in REDACTED_ANNOTATIONS[1:]):
+            return None
+        value = annotations.get(REDACTED_ANNOTATIONS[0])
+        last_applied = value is not None and value != REDACTED
+    spec = pod.spec
+    for group in ((spec.containers, spec.init_containers, spec.ephemeral_containers)
+                  if spec is not None else ()):
+        for c in group or ():
+            if c.env is not None:
+                seen[b"env"] += 1
+                if any(e.value is not None and sensitive_value(e.name, e.value) for e in c.env):
+                    return None
+            commands = [c.command, *(h.exec.command for h in _handlers(c) if h.exec)]
+            for lst, key in ((c.args, b"args"), *((x, b"command") for x in commands)):
+                if lst is None:
+                    continue
+                seen[key] += 1
+                if any(_redact_arg(a) != a for a in lst):
+                    return None
+    for m in _KEYS.finditer(raw):
+        seen[m.group(1)] -= 1
+    if any(seen.values()):
+        return None  # a key the probe did not see (or an escaped quote that looks like one)
+    if last_applied:
+        raw, n = _LAST_APPLIED.subn(lambda m: m.group(1) + _REDACTED_JSON, raw)
+        if n != 1:
+            return None
+    return _headed(raw, pod.kind, pod.apiVersion, "Pod", "v1")
+
+
+def _handlers(c: _Container) -> list[_Handler]:
+    hs = [c.liveness_probe, c.readiness_probe, c.startup_probe]
+    if c.lifecycle is not None:
+        hs += [c.lifecycle.post_start, c.lifecycle.pre_stop]
+    return [h for h in hs if h is not None]
+
+
+def _headed(raw: bytes, has_kind: str, has_version: str, kind: str,
+            api_version: str) -> bytes | None:
+    """``raw`` with ``kind`` and ``apiVersion`` (the API omits them on list items); None when
+    only one of them is there (rare: the full path rebuilds the object)."""
+    if has_kind and has_version:
+        return raw
+    if has_kind or has_version:
+        return None
+    prefix = msgspec.json.encode({"kind": kind, "apiVersion": api_version})
+    if raw == b"{}":
+        return prefix
+    return prefix[:-1] + b"," + raw[1:]
+
+
 def finish_item(raw: bytes, kind: str, api_version: str) -> bytes:
     """One LIST item as ``kubectl get -o json`` prints it: with ``kind``/``apiVersion`` (the API
-    omits them on list items) and redacted. Items without anything to redact are not decoded
-    into dicts at all, so large lists stream at msgspec speed."""
+    omits them on list items) and redacted. Items without anything to redact, and ordinary pods,
+    are not decoded into dicts at all, so large lists stream at msgspec speed."""
     raw = raw.strip()
+    fast: bytes | None = None
     if not any(m in raw for m in _MARKERS):
         head = msgspec.json.decode(raw, type=_Head)
-        if head.kind:
-            return raw
-        prefix = msgspec.json.encode({"kind": kind, "apiVersion": api_version})
-        if raw == b"{}":
-            return prefix
-        return prefix[:-1] + b"," + raw[1:]
+        fast = _headed(raw, head.kind, head.apiVersion, kind, api_version)
+    elif kind == "Pod" and raw[:1] == b"{":
+        fast = _pod_fast(raw)
+    if fast is not None:
+        return fast
     obj = msgspec.json.decode(raw)
     if not isinstance(obj, dict):
         return raw
