@@ -164,3 +164,25 @@ def test_pod_fast_path_is_taken_for_an_ordinary_pod() -> None:
     assert _pod_fast(json.dumps(pod).encode()) is None
     assert _pod_fast(raw.replace(b'"env"', b'"\\u0065nv"')) is None
     assert _pod_fast(raw.replace(b'"spec":', b'"x":{"env":1},"spec":')) is None
+
+
+_FRAGMENT = st.sampled_from(["--", "-", "=", "a", "Z", "_", ".", ":", "/", "@", " ", "eyJ",
+                             "hbGciOi", "ghp_", "GHO_", "github_pat_", "glpat-", "xoxb-", "AKIA",
+                             "asia", "sk-", "-----BEGIN ", "RSA ", "PRIVATE KEY-----", "://",
+                             "user", "PassWord", "SECRET", "tok", "en", "api", "key", "Api-Key",
+                             "credential", "0123456789", "AUTH", "_auth_", "Authorization",
+                             "pwd", "SESSION", "cookie", "Bearer", "signature", "ACCESS_KEY",
+                             "private-key"])
+
+
+@settings(max_examples=2000, derandomize=True, deadline=None)
+@given(parts=st.lists(_FRAGMENT, max_size=12))
+def test_value_hint_is_a_superset_of_every_value_and_arg_rule(parts: list[str]) -> None:
+    """The one-scan pre-check may only skip strings that no rule would redact."""
+    from gpuxray.sources import redact
+
+    text = "".join(parts)
+    if any(p.search(text) for p in redact.SENSITIVE_VALUE) or redact.SENSITIVE_ARG.match(text):
+        assert redact._VALUE_HINT.search(text.lower()), text
+    if redact.SENSITIVE_NAME.search(text):
+        assert redact._NAME_HINT.search(text.lower()), text

@@ -63,8 +63,23 @@ REDACTED_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
 _MARKERS = (b'"env"', b'"args"', b'"command"', b"last-applied-configuration")
 
 
+# A superset of what SENSITIVE_VALUE and SENSITIVE_ARG can match, as one scan: a fleet's
+# commands and env values are nearly all plain, and five searches each cost 5× one.
+# Searched in lower-cased text: a case-insensitive alternation scans ~8× slower.
+_VALUE_HINT = re.compile(r"eyj|gh[pos]_|github_pat_|glpat-|xox[abpr]-|akia|asia|sk-|"
+                         r"private key|://|passw|secret|token|api-?key|credential")
+
+
+# A superset of SENSITIVE_NAME (its anchored ``auth`` taken anywhere), as one scan.
+_NAME_HINT = re.compile(r"passw|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|"
+                        r"credential|auth|pwd|session|cookie|bearer|signature")
+
+
 def sensitive_value(name: str, value: str) -> bool:
-    return bool(SENSITIVE_NAME.search(name)) or any(p.search(value) for p in SENSITIVE_VALUE)
+    if SENSITIVE_NAME.search(name):
+        return True
+    return bool(_VALUE_HINT.search(value.lower())) and any(
+        p.search(value) for p in SENSITIVE_VALUE)
 
 
 def redact_text(text: str) -> str:
@@ -123,6 +138,8 @@ def redact_obj(obj: Any) -> Any:
 
 
 def _redact_arg(arg: str) -> str:
+    if not _VALUE_HINT.search(arg.lower()):
+        return arg
     m = SENSITIVE_ARG.match(arg)
     if m:
         return m.group(1) + REDACTED
@@ -187,10 +204,12 @@ class _PodProbe(msgspec.Struct):
 
 
 _POD_PROBE = msgspec.json.Decoder(_PodProbe)
-_KEYS = re.compile(rb'"(env|args|command|annotations)"\s*:')
-_LAST_APPLIED = re.compile(
-    rb'("kubectl\.kubernetes\.io/last-applied-configuration"\s*:\s*)"(?:[^"\\]|\\.)*"')
+_LAST_APPLIED = re.compile(  # the string body unrolled: one alternation per char is 10× slower
+    rb'("kubectl\.kubernetes\.io/last-applied-configuration"\s*:\s*)"[^"\\]*(?:\\.[^"\\]*)*"')
 _REDACTED_JSON = msgspec.json.encode(REDACTED)
+_LAST_APPLIED_KEY = msgspec.json.encode(REDACTED_ANNOTATIONS[0]) + b":"
+# annotations other than last-applied that are redacted whole: the probe leaves them to the walk
+_OTHER_REDACTED: tuple[str, ...] = REDACTED_ANNOTATIONS[1:]
 
 
 def _pod_fast(raw: bytes) -> bytes | None:
@@ -201,38 +220,52 @@ def _pod_fast(raw: bytes) -> bytes | None:
         pod = _POD_PROBE.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
-    seen = {b"env": 0, b"args": 0, b"command": 0, b"annotations": 0}
-    last_applied = False
+    seen = {b'"env"': 0, b'"args"': 0, b'"command"': 0, b'"annotations"': 0}
+    last_applied, last_applied_value = False, None
     annotations = pod.metadata.annotations if pod.metadata is not None else None
     if annotations is not None:
-        seen[b"annotations"] += 1
-        if any(a in annotations for a in REDACTED_ANNOTATIONS[1:]):
+        seen[b'"annotations"'] += 1
+        if any(a in annotations for a in _OTHER_REDACTED):
             return None
-        value = annotations.get(REDACTED_ANNOTATIONS[0])
-        last_applied = value is not None and value != REDACTED
+        last_applied_value = annotations.get(REDACTED_ANNOTATIONS[0])
+        last_applied = last_applied_value is not None and last_applied_value != REDACTED
     spec = pod.spec
+    envs: list[_Env] = []
+    words: list[str] = []
     for group in ((spec.containers, spec.init_containers, spec.ephemeral_containers)
                   if spec is not None else ()):
         for c in group or ():
             if c.env is not None:
-                seen[b"env"] += 1
-                if any(e.value is not None and sensitive_value(e.name, e.value) for e in c.env):
-                    return None
+                seen[b'"env"'] += 1
+                envs += c.env
             commands = [c.command, *(h.exec.command for h in _handlers(c) if h.exec)]
-            for lst, key in ((c.args, b"args"), *((x, b"command") for x in commands)):
-                if lst is None:
-                    continue
-                seen[key] += 1
-                if any(_redact_arg(a) != a for a in lst):
-                    return None
-    for m in _KEYS.finditer(raw):
-        seen[m.group(1)] -= 1
-    if any(seen.values()):
-        return None  # a key the probe did not see (or an escaped quote that looks like one)
+            for lst, key in ((c.args, b'"args"'), *((x, b'"command"') for x in commands)):
+                if lst is not None:
+                    seen[key] += 1
+                    words += lst
+    # one scan of the pod's names and of its values and words; only a hit pays for the rules
+    values = [e.value for e in envs if e.value is not None]
+    if _NAME_HINT.search("\n".join(e.name for e in envs if e.value is not None).lower()) and any(
+            e.value is not None and sensitive_value(e.name, e.value) for e in envs):
+        return None
+    if _VALUE_HINT.search("\n".join((*values, *words)).lower()) and (
+            any(sensitive_value("", v) for v in values)
+            or any(_redact_arg(w) != w for w in words)):
+        return None
+    # Every "env" in the text, key or value, against the keys the probe read: more in the text
+    # (a key elsewhere, or just a value spelled the same) sends the pod to the walk.
+    if any(raw.count(key) != n for key, n in seen.items()):
+        return None
     if last_applied:
-        raw, n = _LAST_APPLIED.subn(lambda m: m.group(1) + _REDACTED_JSON, raw)
-        if n != 1:
-            return None
+        # the value as the API server escapes it, found verbatim; else the pattern finds it
+        whole = _LAST_APPLIED_KEY + msgspec.json.encode(last_applied_value)
+        at = raw.find(whole)
+        if at >= 0 and raw.find(whole, at + 1) < 0:
+            raw = b"".join((raw[:at], _LAST_APPLIED_KEY, _REDACTED_JSON, raw[at + len(whole):]))
+        else:
+            raw, n = _LAST_APPLIED.subn(lambda m: m.group(1) + _REDACTED_JSON, raw)
+            if n != 1:
+                return None
     return _headed(raw, pod.kind, pod.apiVersion, "Pod", "v1")
 
 
