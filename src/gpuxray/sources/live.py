@@ -29,6 +29,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Generic, Protocol, TypeVar
@@ -334,40 +335,65 @@ class ListOutcome:
     restarts: int = 0
 
 
+class _PageHead(msgspec.Struct, gc=False):
+    metadata: _ListMeta = msgspec.field(default_factory=_ListMeta)
+
+
+_PAGE_HEAD = msgspec.json.Decoder(_PageHead)
+
+
 def fetch_list(client: Client, res: ApiResource, sink: Sink, namespace: str | None = None,
                on_page: Callable[[int], None] | None = None) -> ListOutcome:
     """LIST ``res`` page by page into ``sink``. Raises FetchError; never returns a partial list.
 
+    Paging is pipelined: the continue token is read from a page before the sink works on it,
+    and the next page is requested in the background meanwhile, so the API server produces
+    page n+1 while page n is redacted and written (one request in flight, order kept).
     On 410 Gone (the continue token expired while we paged) the list restarts from the first
     page, at most ``policy.list_restarts`` times (the API server's documented remedy).
     """
     out = ListOutcome()
     path = res.list_path(namespace)
-    while True:
-        sink.reset()
-        token = ""
-        pages = 0
-        try:
-            while True:
-                q = [("limit", str(client.policy.page_size))]
-                if token:
-                    q.append(("continue", token))
-                body = client.get(path, q)
-                token = sink.page(body)
-                pages += 1
-                if on_page:
-                    on_page(pages)
-                if not token:
-                    out.pages = pages
-                    return out
-        except FetchError as exc:
-            if exc.status == 410 and token and out.restarts < client.policy.list_restarts:
-                out.restarts += 1
-                continue
-            if pages:
-                raise FetchError(exc.status, f"incomplete list, stopped after {pages} page(s): "
-                                             f"{exc.reason}") from exc
-            raise
+
+    def query(token: str) -> list[tuple[str, str]]:
+        q = [("limit", str(client.policy.page_size))]
+        return [*q, ("continue", token)] if token else q
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpuxray-page") as pool:
+        while True:
+            sink.reset()
+            token = ""
+            pages = 0
+            try:
+                body = client.get(path, query(""))
+                while True:
+                    token = _next_token(body, res)
+                    ahead = pool.submit(client.get, path, query(token)) if token else None
+                    try:
+                        sink.page(body)
+                    except BaseException:
+                        if ahead is not None:
+                            ahead.cancel()  # or, already running, awaited as the pool closes
+                        raise
+                    pages += 1
+                    if on_page:
+                        on_page(pages)
+                    if ahead is None:
+                        out.pages = pages
+                        return out
+                    body = ahead.result()
+            except FetchError as exc:
+                if exc.status == 410 and token and out.restarts < client.policy.list_restarts:
+                    out.restarts += 1
+                    continue
+                if pages:
+                    raise FetchError(exc.status, f"incomplete list, stopped after {pages} "
+                                                 f"page(s): {exc.reason}") from exc
+                raise
+
+
+def _next_token(body: bytes, res: ApiResource) -> str:
+    return str(decode_page(_PAGE_HEAD, body, res).metadata.continue_)
 
 
 # ----- gathering everything -----------------------------------------------------------------
