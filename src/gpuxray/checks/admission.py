@@ -73,7 +73,7 @@ def runtimeclass_missing(snap: Snapshot) -> Iterator[Finding]:
     Without the RuntimeClass list the check can only decide when nothing names a class.
     """
     named: list[tuple[Subject, str, Input]] = []
-    for pod in snap.pods:
+    for pod in snap.runtime_class_pods:
         rc = pod.spec.runtime_class_name
         if rc and pod.status.phase not in ("Succeeded", "Failed"):
             named.append((Subject("Pod", pod.metadata.name, pod.metadata.namespace), rc,
@@ -111,9 +111,7 @@ def gpu_request_invalid(snap: Snapshot) -> Iterator[Finding]:
     (a hand-made or webhook-mutated object), every controller's template and the refusals the
     controllers recorded as FailedCreate events.
     """
-    for pod in snap.pods:
-        if pod.spec.node_name:
-            continue
+    for pod in snap.unbound_pods:
         subj = Subject("Pod", pod.metadata.name, pod.metadata.namespace)
         for container, problem in spec_gpu_problems(pod.spec):
             yield fail("GX103", subj, [snap.ev(Input.PODS, f"{subj}: {problem}")],

@@ -280,7 +280,7 @@ def _wanted_handler(snap: Snapshot) -> tuple[str, bool, str]:
     rc = snap.runtimeclass_by_name.get(NVIDIA)
     if rc is not None:
         return rc.handler or NVIDIA, True, f"RuntimeClass nvidia (handler {rc.handler!r})"
-    users = [p for p in snap.pods if p.spec.runtime_class_name == NVIDIA]
+    users = [p for p in snap.runtime_class_pods if p.spec.runtime_class_name == NVIDIA]
     if users:
         p = users[0]
         return NVIDIA, True, (f"pod {p.metadata.namespace}/{p.metadata.name} uses "
@@ -291,7 +291,7 @@ def _wanted_handler(snap: Snapshot) -> tuple[str, bool, str]:
 def _nodes_running_on(snap: Snapshot, handler: str) -> set[str]:
     """Nodes where a pod runs on ``handler`` (through any RuntimeClass naming it): one pass."""
     rcs = {r.metadata.name for r in snap.runtimeclasses if r.handler == handler} | {handler}
-    return {p.spec.node_name for p in snap.pods
+    return {p.spec.node_name for p in snap.runtime_class_pods
             if p.spec.runtime_class_name in rcs and p.status.phase == "Running"}
 
 

@@ -218,8 +218,8 @@ def driver_not_ready(snap: Snapshot) -> Iterator[Finding]:
     cp = policy(snap)
     ns = snap.operator_namespace
     if cp is None or cpk.driver_enabled(cp):
-        for pod in snap.pods:
-            if (pod.metadata.namespace or "default") != ns or not pod.spec.node_name:
+        for pod in snap.pods_by_namespace.get(ns, []):
+            if not pod.spec.node_name:
                 continue
             op = operand_of_pod(pod)
             if op is None or op.daemonset != DRIVER or pod_ready(pod):
@@ -279,8 +279,8 @@ def dcgm_exporter_failing(snap: Snapshot) -> Iterator[Finding]:
     """Seed §1: dcgm-exporter crash-loops when it cannot reach a standalone DCGM, or when
     profiling metrics are unsupported or held by another exporter."""
     ns = snap.operator_namespace
-    for pod in snap.pods:
-        if (pod.metadata.namespace or "default") != ns or not pod.spec.node_name:
+    for pod in snap.pods_by_namespace.get(ns, []):
+        if not pod.spec.node_name:
             continue
         op = operand_of_pod(pod)
         if op is None or op.daemonset != DCGM_EXPORTER:
@@ -431,9 +431,7 @@ def operator_version(snap: Snapshot) -> tuple[str, Evidence, Subject] | None:
                                         f"deployment {d.metadata.namespace}/{d.metadata.name} "
                                         f"image {c.image}"), Subject(
                     "Deployment", d.metadata.name, d.metadata.namespace or "default")
-    for p in snap.pods:
-        if (p.metadata.namespace or "default") != ns:
-            continue
+    for p in snap.pods_by_namespace.get(ns, []):
         for c in p.spec.containers:
             if "/gpu-operator:" in c.image:
                 ev = snap.ev(Input.PODS, f"pod {ns}/{p.metadata.name} image {c.image}")
@@ -551,8 +549,8 @@ def operand_runtime_chain(snap: Snapshot) -> Iterator[Finding]:
         return
     m = default_matcher()
     by_node: dict[str, list[Evidence]] = {}
-    for pod in snap.pods:
-        if (pod.metadata.namespace or "default") != ns or not pod.spec.node_name:
+    for pod in snap.pods_by_namespace.get(ns, []):
+        if not pod.spec.node_name:
             continue
         if pod.spec.runtime_class_name != handler or operand_of_pod(pod) is None:
             continue

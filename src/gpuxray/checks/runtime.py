@@ -110,8 +110,8 @@ def operand_init_blocked(snap: Snapshot) -> Iterator[Finding]:
     validation file; a pod stuck in Init names the stage that is not ready, and the reason is in
     that earlier stage's pod on the same node (facts.md §5.1)."""
     ns = snap.operator_namespace
-    for pod in snap.pods:
-        if (pod.metadata.namespace or "default") != ns or not pod.spec.node_name:
+    for pod in snap.pods_by_namespace.get(ns, []):
+        if not pod.spec.node_name:
             continue
         op = operand_of_pod(pod)
         if op is None:

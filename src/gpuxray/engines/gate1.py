@@ -380,8 +380,8 @@ def _classify(snap: Snapshot, candidates: list[Node], fits: dict[str, ResourceFi
 
 def pending_gpu_pods(snap: Snapshot) -> list[Pod]:
     """Pods gate 1 has not let through: not terminal, no node, asking for a GPU."""
-    return [p for p in snap.pods
-            if not p.spec.node_name and p.status.phase == "Pending" and gpu_requests(p)
+    return [p for p in snap.unbound_pods
+            if p.status.phase == "Pending" and gpu_requests(p)
             and not p.metadata.deletion_timestamp]
 
 

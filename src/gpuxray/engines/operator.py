@@ -38,8 +38,8 @@ def operand_pods(snap: Snapshot) -> dict[tuple[str, str], Pod]:
     """(daemonset, node) -> the operand pod there (the newest when several)."""
     out: dict[tuple[str, str], Pod] = {}
     ns = snap.operator_namespace
-    for pod in snap.pods:
-        if (pod.metadata.namespace or "default") != ns or not pod.spec.node_name:
+    for pod in snap.pods_by_namespace.get(ns, []):
+        if not pod.spec.node_name:
             continue
         op = operand_of_pod(pod)
         if op is None:
