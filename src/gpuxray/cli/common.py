@@ -69,17 +69,20 @@ def source_from_kwargs(kw: dict[str, Any]) -> SourceOpts:
 
 
 @contextlib.contextmanager
-def open_snapshot(opts: SourceOpts) -> Iterator[Snapshot]:
+def open_snapshot(opts: SourceOpts, *, core_pods: bool = False) -> Iterator[Snapshot]:
     """The one place that turns command-line source options into a Snapshot.
 
     Once loaded, the snapshot's objects are moved out of the cyclic GC's reach (``gc.freeze``):
     they live until the command ends and hold no cycles, and rescanning a fleet's millions of
     objects on every later collection would cost more than the analysis.
+
+    ``core_pods`` (``capacity`` only) decodes a bundle's pods as PodCore; a live source always
+    reads whole pods (the API returns them whole anyway).
     """
     if opts.bundle:
         from gpuxray.sources.bundle import open_bundle
 
-        with open_bundle(opts.bundle, lenient=opts.keep_going) as snap:
+        with open_bundle(opts.bundle, lenient=opts.keep_going, core_pods=core_pods) as snap:
             gc.freeze()
             try:
                 yield snap

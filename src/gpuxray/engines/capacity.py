@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from gpuxray.engines.quantity import QuantityError, parse_quantity, safe_quantity
-from gpuxray.model.k8s import Container, Node, Pod
+from gpuxray.model.k8s import ContainerCore, Node, PodCore
 from gpuxray.model.snapshot import Input, Snapshot, memo
 
 GPU_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-")
@@ -34,7 +34,7 @@ def is_gpu_resource(name: str) -> bool:
     return name.startswith(GPU_PREFIXES)
 
 
-def is_terminal(pod: Pod) -> bool:
+def is_terminal(pod: PodCore) -> bool:
     return pod.status.phase in TERMINAL_PHASES
 
 
@@ -50,7 +50,7 @@ def _qty(value: str | int | float) -> Fraction | None:
 ResourceFilter = Callable[[str], bool]
 
 
-def container_requests(c: Container, keep: ResourceFilter | None = None) -> dict[str, Fraction]:
+def container_requests(c: ContainerCore, keep: ResourceFilter | None = None) -> dict[str, Fraction]:
     """Requests of one container, limits standing in where a request is absent."""
     out: dict[str, Fraction] = {}
     for source in (c.resources.limits, c.resources.requests):
@@ -68,7 +68,7 @@ def _add(into: dict[str, Fraction], other: dict[str, Fraction]) -> None:
         into[k] = into.get(k, Fraction(0)) + v
 
 
-def pod_requests(pod: Pod, keep: ResourceFilter | None = None) -> dict[str, Fraction]:
+def pod_requests(pod: PodCore, keep: ResourceFilter | None = None) -> dict[str, Fraction]:
     """The pod's effective request per resource, as the scheduler computes it.
 
     ``keep`` limits the work to some resource names (the GPU ones on the hot path).
@@ -99,7 +99,7 @@ def pod_requests(pod: Pod, keep: ResourceFilter | None = None) -> dict[str, Frac
     return {k: v for k, v in out.items() if v != 0}
 
 
-def _mentions_gpu(pod: Pod) -> bool:
+def _mentions_gpu(pod: PodCore) -> bool:
     """Cheap pre-filter: does any container name a GPU resource at all?"""
     for c in (*pod.spec.containers, *pod.spec.init_containers):
         for k in c.resources.limits:
@@ -111,7 +111,7 @@ def _mentions_gpu(pod: Pod) -> bool:
     return any(k.startswith(GPU_PREFIXES) for k in pod.spec.overhead)
 
 
-def _gpu_requests_simple(pod: Pod) -> dict[str, int] | None:
+def _gpu_requests_simple(pod: PodCore) -> dict[str, int] | None:
     """The common case — no init containers, no overhead, whole-number quantities — summed in
     plain integers; None when the pod needs the full computation of :func:`pod_requests`."""
     if pod.spec.init_containers or pod.spec.overhead:
@@ -135,7 +135,7 @@ def _gpu_requests_simple(pod: Pod) -> dict[str, int] | None:
     return {k: n for k, n in out.items() if n}
 
 
-def gpu_requests(pod: Pod) -> dict[str, int]:
+def gpu_requests(pod: PodCore) -> dict[str, int]:
     if not _mentions_gpu(pod):
         return {}
     simple = _gpu_requests_simple(pod)
@@ -239,7 +239,7 @@ class Accounting:
 
     allocated: dict[str, dict[str, Fraction]]
     holders: dict[tuple[str, str], list[Holder]]
-    gpu_pods: list[tuple[Pod, dict[str, int]]]  # bound, non-terminal pods holding GPUs
+    gpu_pods: list[tuple[PodCore, dict[str, int]]]  # bound, non-terminal pods holding GPUs
 
 
 @functools.lru_cache(maxsize=8)
@@ -251,7 +251,7 @@ def accounting(snap: Snapshot) -> Accounting:
     """
     sums: dict[str, dict[str, Fraction | int]] = defaultdict(dict)
     holders: dict[tuple[str, str], list[Holder]] = defaultdict(list)
-    gpu_pods: list[tuple[Pod, dict[str, int]]] = []
+    gpu_pods: list[tuple[PodCore, dict[str, int]]] = []
     vendor, terminal = _GPU_VENDOR, TERMINAL_PHASES
     for pod in snap.pods:
         spec = pod.spec

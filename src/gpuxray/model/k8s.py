@@ -8,6 +8,7 @@ objects never form reference cycles.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -24,9 +25,14 @@ class OwnerReference(_K):
     controller: bool = False
 
 
-class ObjectMeta(_K):
+class ObjectMetaCore(_K):
+    """The names alone: what :class:`PodCore` carries."""
+
     name: str = ""
     namespace: str | None = None
+
+
+class ObjectMeta(ObjectMetaCore):
     uid: str = ""
     labels: dict[str, str] = {}
     annotations: dict[str, str] = {}
@@ -96,23 +102,34 @@ class VolumeMount(_K):
     mount_path: str = ""
 
 
-class Container(_K):
+class ContainerCore(_K):
+    """What the scheduler's arithmetic reads of a container (seed §2 gate 1)."""
+
     name: str = ""
-    image: str = ""
     resources: ResourceRequirements = msgspec.field(default_factory=ResourceRequirements)
-    env: list[EnvVar] = []
-    security_context: SecurityContext | None = None
     restart_policy: str | None = None  # "Always" on an init container = native sidecar
 
 
-class PodSpec(_K):
+class Container(ContainerCore):
+    image: str = ""
+    env: list[EnvVar] = []
+    security_context: SecurityContext | None = None
+
+
+class PodSpecCore(_K):
     node_name: str = ""
+    # Sequence: the full spec narrows these to list[Container] (decoded as lists either way)
+    containers: Sequence[ContainerCore] = []
+    init_containers: Sequence[ContainerCore] = []
+    overhead: dict[str, str | int | float] = {}
+
+
+class PodSpec(PodSpecCore):
+    containers: list[Container] = []
+    init_containers: list[Container] = []
     node_selector: dict[str, str] = {}
     affinity: Affinity | None = None
     tolerations: list[Toleration] = []
-    containers: list[Container] = []
-    init_containers: list[Container] = []
-    overhead: dict[str, str | int | float] = {}
     runtime_class_name: str | None = None
 
 
@@ -166,8 +183,11 @@ class PodCondition(_K):
     message: str = ""
 
 
-class PodStatus(_K):
+class PodStatusCore(_K):
     phase: str = "Pending"
+
+
+class PodStatus(PodStatusCore):
     conditions: list[PodCondition] = []
     container_statuses: list[ContainerStatus] = []
     init_container_statuses: list[ContainerStatus] = []
@@ -176,11 +196,24 @@ class PodStatus(_K):
     start_time: str | None = None
 
 
-class Pod(_K):
+class PodCore(_K):
+    """A pod as the capacity arithmetic reads it (seed §6): names, node, phase, resources.
+
+    ``gpuxray capacity`` decodes a bundle's pods into this instead of :class:`Pod`: on 100k
+    pods the objects it leaves out are half the decode (measured 1.45 s → 0.66 s). Every field
+    has the same name and meaning in :class:`Pod`, which extends it, so code written for the
+    core reads either."""
+
+    metadata: ObjectMetaCore = msgspec.field(default_factory=ObjectMetaCore)
+    spec: PodSpecCore = msgspec.field(default_factory=PodSpecCore)
+    status: PodStatusCore = msgspec.field(default_factory=PodStatusCore)
+    kind: str = "Pod"
+
+
+class Pod(PodCore):
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     spec: PodSpec = msgspec.field(default_factory=PodSpec)
     status: PodStatus = msgspec.field(default_factory=PodStatus)
-    kind: str = "Pod"
 
 
 class NodeSpec(_K):

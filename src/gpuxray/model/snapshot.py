@@ -135,6 +135,10 @@ class Snapshot:
     usage: UsageData | None = None  # set by a usage source (Prometheus) or the CLI's thresholds
     manifest: Manifest = Manifest()
     origin: str = ""
+    # True when ``pods`` hold only :class:`~gpuxray.model.k8s.PodCore` (names, node, phase,
+    # resources): a bundle loaded for ``capacity``, which reads nothing more. Only code on the
+    # capacity path may see such a Snapshot; it is typed for PodCore.
+    core_pods: bool = False
 
     # ----- inputs -------------------------------------------------------------------------
     def has(self, inp: Input) -> bool:

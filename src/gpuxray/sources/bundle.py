@@ -68,17 +68,20 @@ def is_bundle_dir(path: Path) -> bool:
 
 
 @contextlib.contextmanager
-def open_bundle(path: str | os.PathLike[str], *, lenient: bool = False) -> Iterator[Snapshot]:
-    """Yield the Snapshot of a bundle directory or archive; temporary files go on exit."""
+def open_bundle(path: str | os.PathLike[str], *, lenient: bool = False,
+                core_pods: bool = False) -> Iterator[Snapshot]:
+    """Yield the Snapshot of a bundle directory or archive; temporary files go on exit.
+    ``core_pods``: see :func:`load_bundle_dir`."""
     p = Path(path)
     if not p.exists():
         raise InputError(f"{p}: no such bundle")
     if p.is_dir():
-        yield load_bundle_dir(p, lenient=lenient)
+        yield load_bundle_dir(p, lenient=lenient, core_pods=core_pods)
         return
     tmp = extract_bundle(p)
     try:
-        yield load_bundle_dir(bundle_root(Path(tmp.name)), lenient=lenient, origin=str(p))
+        yield load_bundle_dir(bundle_root(Path(tmp.name)), lenient=lenient, origin=str(p),
+                              core_pods=core_pods)
     finally:
         tmp.cleanup()
 
@@ -149,23 +152,29 @@ def _manifest_error(manifest: Manifest, stem: str) -> str | None:
     return None
 
 
-def load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "") -> Snapshot:
+def load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
+                    core_pods: bool = False) -> Snapshot:
     """Read a bundle directory. The cyclic GC is paused while decoding: a fleet's objects hold
     millions of small dicts, and collections triggered mid-decode cost more than the decode
     itself (measured 3× on 100k pods); the objects form no cycles, refcounting frees them.
     They are frozen before the GC resumes: otherwise the first allocation after the load
-    triggers a full collection over every one of them (measured ~0.4 s on 100k pods)."""
+    triggers a full collection over every one of them (measured ~0.4 s on 100k pods).
+
+    ``core_pods`` decodes ``cluster/pods`` as :class:`~gpuxray.model.k8s.PodCore` (for
+    ``capacity``, which reads nothing else of a pod); the Snapshot says so in ``core_pods``.
+    Must-gather and ad-hoc dumps are small and always decode full pods."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _load_bundle_dir(root, lenient=lenient, origin=origin)
+        return _load_bundle_dir(root, lenient=lenient, origin=origin, core_pods=core_pods)
     finally:
         if was_enabled:
             gc.freeze()
             gc.enable()
 
 
-def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "") -> Snapshot:
+def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
+                     core_pods: bool = False) -> Snapshot:
     if root.is_dir() and not is_bundle_dir(root):
         # BUNDLE.md "Also accepted as input": NVIDIA must-gather, then ad-hoc kubectl dumps.
         from gpuxray.sources import dumps, mustgather
@@ -191,6 +200,8 @@ def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "") -> 
             inputs[inp] = InputState(False, f"{stem}.json", err or "not collected")
             continue
         rel = f.relative_to(root).as_posix()
+        if core_pods and inp is Input.PODS:
+            typ = k8s.PodCore
         try:
             objs = decode_file(f, typ, rel)
         except InputError as exc:
@@ -229,7 +240,7 @@ def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "") -> 
                                        "" if metrics else "not collected")
 
     return Snapshot(inputs=inputs, logs=logs, hosts=hosts, metrics=metrics, manifest=manifest,
-                    origin=origin or str(root), **fields)
+                    origin=origin or str(root), core_pods=core_pods, **fields)
 
 
 def _load_logs(root: Path) -> dict[tuple[str, str, str], PodLog]:
