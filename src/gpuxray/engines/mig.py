@@ -22,8 +22,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from gpuxray.knowledge.mig import GpuModel, Profile
 
 
@@ -426,6 +424,8 @@ def _entry(path: str, raw: Any, issues: list[ConfigIssue]) -> MigEntry | None:
 
 def parse_mig_parted(text: str) -> MigPartedConfig:
     """Read a mig-parted config; structural problems come back as data, never as exceptions."""
+    import yaml  # on the first config only: its import compiles patterns (~25 ms)
+
     issues: list[ConfigIssue] = []
     try:
         doc = yaml.safe_load(text)

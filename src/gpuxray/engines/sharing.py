@@ -25,8 +25,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from gpuxray.engines.mig import ConfigIssue
 from gpuxray.model.k8s import ConfigMap, Node
 from gpuxray.model.snapshot import Input, Snapshot
@@ -81,6 +79,8 @@ def _load(text: str) -> tuple[Any, str | None]:
         return json.loads(text), None
     except (ValueError, RecursionError):
         pass
+    import yaml  # on the first config only: its import compiles patterns (~25 ms)
+
     try:
         return yaml.safe_load(text), None
     except yaml.YAMLError as exc:

@@ -18,18 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import yaml
 
 from gpuxray.errors import InputError
 from gpuxray.model import k8s
 from gpuxray.model.snapshot import Input, InputState, Manifest, Snapshot
+from gpuxray.sources.decode import yaml_docs
 
 __all__ = ["KIND_ROUTES", "load_dump_dir", "scan_dump_dir"]
-
-try:  # the C loader is ~10× faster; fall back where libyaml is absent
-    _YamlLoader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _YamlLoader = yaml.SafeLoader
 
 MAX_FILES = 5000
 MAX_FILE_BYTES = 512 << 20
@@ -87,8 +82,10 @@ def _documents(path: Path, rel: str) -> list[Any]:
         except msgspec.DecodeError as exc:
             raise InputError(f"{rel}: malformed JSON ({str(exc).splitlines()[0]})") from exc
         return [doc]
+    import yaml
+
     try:
-        return [d for d in yaml.load_all(data, Loader=_YamlLoader) if d is not None]
+        return yaml_docs(data)
     except yaml.YAMLError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "YAMLError"
         raise InputError(f"{rel}: malformed YAML ({first})") from exc
