@@ -42,7 +42,7 @@ from gpuxray.knowledge.signatures import CAUSE_BY_ID
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import CLUSTER, Evidence, Finding, Severity, Subject
 from gpuxray.model.k8s import DaemonSet, Node, Pod
-from gpuxray.model.snapshot import HostFacts, Input, Snapshot
+from gpuxray.model.snapshot import HostFacts, Input, Snapshot, memo
 
 MAX_EVIDENCE = 8
 
@@ -62,15 +62,19 @@ def operand_daemonsets(snap: Snapshot) -> list[DaemonSet]:
 
 
 def gpu_nodes(snap: Snapshot) -> list[Node]:
-    """Nodes with an NVIDIA device that run container workloads (VM nodes get sandbox operands)."""
-    out = []
-    for n in snap.nodes:
-        labels = n.metadata.labels
-        if labels.get(lk.WORKLOAD_CONFIG, "container") != "container":
-            continue
-        if lk.has_nvidia_pci(labels) or is_gpu_node(n):
-            out.append(n)
-    return out
+    """Nodes with an NVIDIA device that run container workloads (VM nodes get sandbox operands).
+    Several checks walk them: computed once per snapshot."""
+    def compute() -> list[Node]:
+        out = []
+        for n in snap.nodes:
+            labels = n.metadata.labels
+            if labels.get(lk.WORKLOAD_CONFIG, "container") != "container":
+                continue
+            if lk.has_nvidia_pci(labels) or is_gpu_node(n):
+                out.append(n)
+        return out
+
+    return list(memo(snap, "gpu-nodes", compute))
 
 
 def _label_ev(snap: Snapshot, node: Node, key: str) -> Evidence:

@@ -28,7 +28,7 @@ from gpuxray.knowledge.signatures import CAUSE_BY_ID
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import Evidence, Finding, Severity, Subject
 from gpuxray.model.k8s import CustomResource, Node, Pod
-from gpuxray.model.snapshot import Input, Snapshot
+from gpuxray.model.snapshot import Input, Snapshot, memo
 
 MAX_EVIDENCE = 8
 
@@ -322,13 +322,28 @@ def _nfd_denials(snap: Snapshot) -> list[Evidence]:
     return out
 
 
+def _nfd_workers(snap: Snapshot) -> dict[str, list[Pod]]:
+    """nfd-worker pods per node, found in one pass (any namespace: NFD is often installed
+    apart from the operator); the substring test spares the pattern for nearly every pod."""
+    def compute() -> dict[str, list[Pod]]:
+        out: dict[str, list[Pod]] = defaultdict(list)
+        for node, pods in snap.pods_by_node.items():
+            for p in pods:
+                name = p.metadata.name
+                if "-worker" in name and _NFD_WORKER.search(name):
+                    out[node].append(p)
+        return dict(out)
+
+    return memo(snap, "nfd-workers", compute)
+
+
 def _churn(snap: Snapshot, node: str) -> tuple[list[Evidence], dict[str, int]]:
     """Restarts (>= CHURN_RESTARTS) and failure events of GFD and nfd-worker on ``node``."""
     evs: list[Evidence] = []
     restarts: dict[str, int] = {}
     gfd = operand_pod_on(snap, "gpu-feature-discovery", node)
     pods = [gfd] if gfd is not None else []
-    pods += [p for p in snap.pods_by_node.get(node, []) if _NFD_WORKER.search(p.metadata.name)]
+    pods += _nfd_workers(snap).get(node, [])
     for p in pods:
         for st in p.status.container_statuses:
             if st.restart_count >= CHURN_RESTARTS:

@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Iterator
 
 from gpuxray.checks.registry import check
-from gpuxray.engines.capacity import GPU_PREFIXES, TERMINAL_PHASES, is_gpu_node, is_terminal
+from gpuxray.engines.capacity import GPU_PREFIXES, is_gpu_node, is_terminal
 from gpuxray.engines.operator import (
     blocked_init,
     operand_of_pod,
@@ -22,6 +22,7 @@ from gpuxray.engines.operator import (
     pod_state,
     policy,
 )
+from gpuxray.engines.podscan import pod_scan
 from gpuxray.engines.podtext import PodMatch, log_tail
 from gpuxray.engines.signatures import default_matcher
 from gpuxray.knowledge import clusterpolicy as cpk
@@ -218,18 +219,13 @@ def no_gpu_requested(snap: Snapshot) -> Iterator[Finding]:
     unprivileged containers may have it ignored (facts.md §2). Fleet-wide, only explicit intent
     counts (the variable, ``nvidia.com/*`` annotations); ``why`` also reads the image."""
     ns_op = snap.operator_namespace
-    for pod in snap.pods:
-        if pod.status.phase in TERMINAL_PHASES or not pod.spec.node_name:
-            continue
+    for pod in pod_scan(snap).intent:  # bound, not terminal, the variable or an annotation
         ns = pod.metadata.namespace or "default"
         if ns == ns_op or ns == "kube-system":
             continue
         if pod.spec.runtime_class_name and operand_of_pod(pod) is not None:
             continue
-        annotations = pod.metadata.annotations
-        # the join screens in C; the exact prefix test only runs when it may hold
-        annotated = "nvidia.com/" in "".join(annotations) and any(
-            k.startswith("nvidia.com/") for k in annotations)
+        annotated = any(k.startswith("nvidia.com/") for k in pod.metadata.annotations)
         for c in pod.spec.containers:
             has_var = False
             for e in c.env:

@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from gpuxray.engines.podscan import GPU_VENDOR, TERMINAL_PHASES, pod_scan
 from gpuxray.engines.quantity import QuantityError, parse_quantity, safe_quantity
 from gpuxray.model.k8s import ContainerCore, Node, PodCore
 from gpuxray.model.snapshot import Input, Snapshot, memo
 
-GPU_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-")
-_GPU_VENDOR = "nvidia.com/"  # what every GPU_PREFIXES entry starts with
-TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+GPU_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-")  # each starts with podscan.GPU_VENDOR
 
 # GFD labels (facts.md §6.2): <resource>.count / .replicas / .sharing-strategy / .product
 LABEL_MIG_STRATEGY = "nvidia.com/mig.strategy"
@@ -228,8 +227,11 @@ def node_schedulable(node: Node) -> bool:
 
 
 def gpu_resource_names(node: Node) -> list[str]:
-    names = {k for k in node.status.capacity if is_gpu_resource(k)}
-    names |= {k for k in node.status.allocatable if is_gpu_resource(k)}
+    cap, alloc = node.status.capacity, node.status.allocatable
+    if GPU_VENDOR not in "".join(cap) and GPU_VENDOR not in "".join(alloc):
+        return []  # a CPU node: settled in C, without a test per resource name
+    names = {k for k in cap if k.startswith(GPU_PREFIXES)}
+    names.update(k for k in alloc if k.startswith(GPU_PREFIXES))
     return sorted(names)
 
 
@@ -242,6 +244,28 @@ class Accounting:
     gpu_pods: list[tuple[PodCore, dict[str, int]]]  # bound, non-terminal pods holding GPUs
 
 
+def _gpu_named_core(pods: Sequence[PodCore]) -> list[PodCore]:
+    """:func:`~gpuxray.engines.podscan.pod_scan`'s ``gpu_named`` screen for a snapshot of
+    PodCore (``capacity``), which has no env or statuses for the full scan to read."""
+    out: list[PodCore] = []
+    vendor, terminal, join = GPU_VENDOR, TERMINAL_PHASES, "".join
+    for pod in pods:
+        spec = pod.spec
+        if not spec.node_name or pod.status.phase in terminal:
+            continue
+        if not (spec.init_containers or spec.overhead):
+            # screen, in C: most pods of a fleet name no GPU resource at all (a key that
+            # merely contains the vendor prefix is settled exactly by the caller)
+            for c in spec.containers:
+                res = c.resources
+                if vendor in join(res.limits) or vendor in join(res.requests):
+                    break
+            else:
+                continue
+        out.append(pod)
+    return out
+
+
 @functools.lru_cache(maxsize=8)
 def accounting(snap: Snapshot) -> Accounting:
     """GPU requests of every non-terminal bound pod, per node: one pass over the pods.
@@ -252,21 +276,9 @@ def accounting(snap: Snapshot) -> Accounting:
     sums: dict[str, dict[str, Fraction | int]] = defaultdict(dict)
     holders: dict[tuple[str, str], list[Holder]] = defaultdict(list)
     gpu_pods: list[tuple[PodCore, dict[str, int]]] = []
-    vendor, terminal = _GPU_VENDOR, TERMINAL_PHASES
-    for pod in snap.pods:
-        spec = pod.spec
-        node = spec.node_name
-        if not node or pod.status.phase in terminal:
-            continue
-        if not (spec.init_containers or spec.overhead):
-            # screen, in C: most pods of a fleet name no GPU resource at all (a key that
-            # merely contains the vendor prefix is settled exactly below)
-            for c in spec.containers:
-                res = c.resources
-                if vendor in "".join(res.limits) or vendor in "".join(res.requests):
-                    break
-            else:
-                continue
+    named = _gpu_named_core(snap.pods) if snap.core_pods else pod_scan(snap).gpu_named
+    for pod in named:
+        node = pod.spec.node_name
         simple = _gpu_requests_simple(pod)
         req: dict[str, Fraction | int]
         if simple is None:

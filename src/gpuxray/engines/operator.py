@@ -8,9 +8,9 @@ on this node and is it waiting on an earlier stage" (seed §1, §4; facts.md §5
 from __future__ import annotations
 
 import functools
-from collections import defaultdict
 from dataclasses import dataclass
 
+from gpuxray.engines.podscan import pod_scan
 from gpuxray.engines.podtext import PodMatch, scan_pod
 from gpuxray.knowledge.operands import BY_DAEMONSET, Operand, operand_for
 from gpuxray.model.k8s import ContainerStatus, CustomResource, DaemonSet, Node, Pod, Taint
@@ -166,28 +166,20 @@ def pod_matches(snap: Snapshot) -> dict[tuple[str, str], list[PodMatch]]:
     A Running, ready pod without events or logs has nothing to scan, which keeps this linear
     in what the bundle actually holds about failures.
     """
-    have_logs = {(ns, p) for (ns, p, _c) in snap.logs}
-    have_events = {(ns, name) for (kind, ns, name), evs in snap.events_by_object.items()
-                   if kind == "Pod" and any(e.type != "Normal" for e in evs)}
-    out: dict[tuple[str, str], list[PodMatch]] = defaultdict(list)
-    for pod in snap.pods:
-        if not pod.spec.node_name:
-            continue  # gate 2 only concerns pods bound to a node (seed §4)
-        key = (pod.metadata.namespace or "default", pod.metadata.name)
-        # troubled = not Succeeded and (not ready, or restarted): written out, not via
-        # pod_ready(), because this runs for every pod of the fleet
-        phase = pod.status.phase
-        troubled = False
-        if phase != "Succeeded":
-            statuses = pod.status.container_statuses
-            troubled = phase != "Running" or not statuses
-            for st in statuses:
-                if not st.ready or st.restart_count:
-                    troubled = True
-                    break
-        if not (troubled or key in have_logs or key in have_events):
-            continue
+    keys = {(ns, p) for (ns, p, _c) in snap.logs}
+    keys |= {(ns, name) for (kind, ns, name), evs in snap.events_by_object.items()
+             if kind == "Pod" and any(e.type != "Normal" for e in evs)}
+    pods = list(pod_scan(snap).troubled)  # bound, not Succeeded, not ready or restarted
+    seen = {id(p) for p in pods}
+    for key in sorted(keys):
+        pod = snap.pod_by_key.get(key)
+        # gate 2 only concerns pods bound to a node (seed §4)
+        if pod is not None and pod.spec.node_name and id(pod) not in seen:
+            pods.append(pod)
+            seen.add(id(pod))
+    out: dict[tuple[str, str], list[PodMatch]] = {}
+    for pod in pods:
         ms = scan_pod(snap, pod)
         if ms:
-            out[key] = ms
-    return dict(out)
+            out[(pod.metadata.namespace or "default", pod.metadata.name)] = ms
+    return out

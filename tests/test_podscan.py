@@ -1,0 +1,51 @@
+"""The one-walk pod screens: which pods each check is narrowed to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuxray.engines.podscan import pod_scan
+from gpuxray.scenarios.builder import ClusterBuilder
+from gpuxray.sources.bundle import load_bundle_dir
+
+
+def names(pods: list[object]) -> list[str]:
+    return [p.metadata.name for p in pods]  # type: ignore[attr-defined]
+
+
+def test_screens(tmp_path: Path) -> None:
+    b = ClusterBuilder()
+    b.node("gpu-1", gpus=8)
+    c = ClusterBuilder.container
+    b.pod("ml", "gpu", node="gpu-1", gpus=2)
+    b.pod("ml", "mig", node="gpu-1", gpus=1, resource="nvidia.com/mig-1g.10gb")
+    b.pod("ml", "cpu", node="gpu-1")
+    b.pod("ml", "pending-gpu", gpus=1)  # unbound: gate 1's business, not a holder
+    b.pod("ml", "done-gpu", node="gpu-1", gpus=1, phase="Succeeded")
+    b.pod("ml", "failed-gpu", node="gpu-1", gpus=1, phase="Failed")
+    b.pod("ml", "sidecar", node="gpu-1",
+          init_containers=[c("init", restart_policy="Always")])
+    b.pod("ml", "envvar", node="gpu-1",
+          containers=[c("main", env={"NVIDIA_VISIBLE_DEVICES": "all"})])
+    annotated = b.pod("ml", "annotated", node="gpu-1")
+    annotated["metadata"]["annotations"] = {"nvidia.com/gpu-request": "1"}
+    b.pod("ml", "crashing", node="gpu-1", container_statuses=[
+        {"name": "main", "ready": False, "restartCount": 4,
+         "state": {"waiting": {"reason": "CrashLoopBackOff"}}}])
+    b.pod("ml", "restarted-once", node="gpu-1", container_statuses=[
+        {"name": "main", "ready": True, "restartCount": 1, "state": {"running": {}}}])
+    b.pod("ml", "creating", node="gpu-1", phase="Pending")
+    scan = pod_scan(load_bundle_dir(b.write(tmp_path / "b")))
+    assert names(scan.gpu_named) == ["gpu", "mig", "sidecar"]
+    assert names(scan.intent) == ["envvar", "annotated"]
+    assert names(scan.troubled) == ["failed-gpu", "crashing", "restarted-once", "creating"]
+
+
+def test_refuses_core_pods(tmp_path: Path) -> None:
+    b = ClusterBuilder()
+    b.node("gpu-1", gpus=8)
+    b.pod("ml", "gpu", node="gpu-1", gpus=2)
+    with pytest.raises(ValueError, match="whole pods"):
+        pod_scan(load_bundle_dir(b.write(tmp_path / "b"), core_pods=True))
