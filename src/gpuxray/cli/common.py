@@ -72,9 +72,12 @@ def source_from_kwargs(kw: dict[str, Any]) -> SourceOpts:
 def open_snapshot(opts: SourceOpts, *, core_pods: bool = False) -> Iterator[Snapshot]:
     """The one place that turns command-line source options into a Snapshot.
 
-    Once loaded, the snapshot's objects are moved out of the cyclic GC's reach (``gc.freeze``):
-    they live until the command ends and hold no cycles, and rescanning a fleet's millions of
-    objects on every later collection would cost more than the analysis.
+    While a command works on the snapshot the cyclic GC is off, and the snapshot's objects
+    are frozen out of its reach (``gc.freeze``) for when it resumes. The objects live until the
+    command ends and form no cycles; the analysis allocates millions of short-lived objects
+    (free at refcount zero) and builds tables that live to the end, and every collection
+    re-walks those tables: measured ~0.2 s of collections per command on 100k pods, for
+    nothing to collect.
 
     ``core_pods`` (``capacity`` only) decodes a bundle's pods as PodCore; a live source always
     reads whole pods (the API returns them whole anyway).
@@ -82,23 +85,30 @@ def open_snapshot(opts: SourceOpts, *, core_pods: bool = False) -> Iterator[Snap
     if opts.bundle:
         from gpuxray.sources.bundle import open_bundle
 
-        with open_bundle(opts.bundle, lenient=opts.keep_going, core_pods=core_pods) as snap:
-            gc.freeze()
-            try:
-                yield snap
-            finally:
-                gc.unfreeze()
+        with open_bundle(opts.bundle, lenient=opts.keep_going, core_pods=core_pods) as snap, \
+                _gc_paused():
+            yield snap
         return
     try:
         from gpuxray.sources import live
     except ImportError as exc:  # pragma: no cover - live source ships with the package
         raise UsageError("no --bundle given and the live source is unavailable") from exc
     snap = live.live_snapshot(kubeconfig=opts.kubeconfig, context=opts.context, quiet=opts.quiet)
+    with _gc_paused():
+        yield snap
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    was_enabled = gc.isenabled()
+    gc.disable()
     gc.freeze()
     try:
-        yield snap
+        yield
     finally:
         gc.unfreeze()
+        if was_enabled:
+            gc.enable()
 
 
 def out_console(width: int | None = None) -> Console:
