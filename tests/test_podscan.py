@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuxray.engines.podscan import pod_scan
+from gpuxray.engines.podscan import gpu_named, runtime_scan
 from gpuxray.scenarios.builder import ClusterBuilder
 from gpuxray.sources.bundle import load_bundle_dir
 
@@ -37,8 +37,11 @@ def test_screens(tmp_path: Path) -> None:
     b.pod("ml", "restarted-once", node="gpu-1", container_statuses=[
         {"name": "main", "ready": True, "restartCount": 1, "state": {"running": {}}}])
     b.pod("ml", "creating", node="gpu-1", phase="Pending")
-    scan = pod_scan(load_bundle_dir(b.write(tmp_path / "b")))
-    assert names(scan.gpu_named) == ["gpu", "mig", "sidecar"]
+    snap = load_bundle_dir(b.write(tmp_path / "b"))
+    scan = runtime_scan(snap)
+    assert names(gpu_named(snap.pods)) == ["gpu", "mig", "sidecar"]
+    core = load_bundle_dir(b.write(tmp_path / "core"), core_pods=True)
+    assert names(gpu_named(core.pods)) == ["gpu", "mig", "sidecar"]
     assert names(scan.intent) == ["envvar", "annotated"]
     assert names(scan.troubled) == ["failed-gpu", "crashing", "restarted-once", "creating"]
 
@@ -48,4 +51,4 @@ def test_refuses_core_pods(tmp_path: Path) -> None:
     b.node("gpu-1", gpus=8)
     b.pod("ml", "gpu", node="gpu-1", gpus=2)
     with pytest.raises(ValueError, match="whole pods"):
-        pod_scan(load_bundle_dir(b.write(tmp_path / "b"), core_pods=True))
+        runtime_scan(load_bundle_dir(b.write(tmp_path / "b"), core_pods=True))

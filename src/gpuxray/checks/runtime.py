@@ -22,7 +22,7 @@ from gpuxray.engines.operator import (
     pod_state,
     policy,
 )
-from gpuxray.engines.podscan import pod_scan
+from gpuxray.engines.podscan import runtime_scan
 from gpuxray.engines.podtext import PodMatch, log_tail
 from gpuxray.engines.signatures import default_matcher
 from gpuxray.knowledge import clusterpolicy as cpk
@@ -219,7 +219,7 @@ def no_gpu_requested(snap: Snapshot) -> Iterator[Finding]:
     unprivileged containers may have it ignored (facts.md §2). Fleet-wide, only explicit intent
     counts (the variable, ``nvidia.com/*`` annotations); ``why`` also reads the image."""
     ns_op = snap.operator_namespace
-    for pod in pod_scan(snap).intent:  # bound, not terminal, the variable or an annotation
+    for pod in runtime_scan(snap).intent:  # bound, not terminal, the variable or an annotation
         ns = pod.metadata.namespace or "default"
         if ns == ns_op or ns == "kube-system":
             continue

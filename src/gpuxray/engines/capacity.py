@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from gpuxray.engines.podscan import GPU_VENDOR, TERMINAL_PHASES, pod_scan
+from gpuxray.engines.podscan import GPU_VENDOR, TERMINAL_PHASES, gpu_named
 from gpuxray.engines.quantity import QuantityError, parse_quantity, safe_quantity
 from gpuxray.model.k8s import ContainerCore, Node, PodCore
 from gpuxray.model.snapshot import Input, Snapshot, memo
@@ -244,28 +244,6 @@ class Accounting:
     gpu_pods: list[tuple[PodCore, dict[str, int]]]  # bound, non-terminal pods holding GPUs
 
 
-def _gpu_named_core(pods: Sequence[PodCore]) -> list[PodCore]:
-    """:func:`~gpuxray.engines.podscan.pod_scan`'s ``gpu_named`` screen for a snapshot of
-    PodCore (``capacity``), which has no env or statuses for the full scan to read."""
-    out: list[PodCore] = []
-    vendor, terminal, join = GPU_VENDOR, TERMINAL_PHASES, "".join
-    for pod in pods:
-        spec = pod.spec
-        if not spec.node_name or pod.status.phase in terminal:
-            continue
-        if not (spec.init_containers or spec.overhead):
-            # screen, in C: most pods of a fleet name no GPU resource at all (a key that
-            # merely contains the vendor prefix is settled exactly by the caller)
-            for c in spec.containers:
-                res = c.resources
-                if vendor in join(res.limits) or vendor in join(res.requests):
-                    break
-            else:
-                continue
-        out.append(pod)
-    return out
-
-
 @functools.lru_cache(maxsize=8)
 def accounting(snap: Snapshot) -> Accounting:
     """GPU requests of every non-terminal bound pod, per node: one pass over the pods.
@@ -276,8 +254,7 @@ def accounting(snap: Snapshot) -> Accounting:
     sums: dict[str, dict[str, Fraction | int]] = defaultdict(dict)
     holders: dict[tuple[str, str], list[Holder]] = defaultdict(list)
     gpu_pods: list[tuple[PodCore, dict[str, int]]] = []
-    named = _gpu_named_core(snap.pods) if snap.core_pods else pod_scan(snap).gpu_named
-    for pod in named:
+    for pod in gpu_named(snap.pods):
         node = pod.spec.node_name
         simple = _gpu_requests_simple(pod)
         req: dict[str, Fraction | int]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from gpuxray.engines.podscan import pod_scan
+from gpuxray.engines.podscan import runtime_scan
 from gpuxray.engines.podtext import PodMatch, scan_pod
 from gpuxray.knowledge.operands import BY_DAEMONSET, Operand, operand_for
 from gpuxray.model.k8s import ContainerStatus, CustomResource, DaemonSet, Node, Pod, Taint
@@ -169,7 +169,7 @@ def pod_matches(snap: Snapshot) -> dict[tuple[str, str], list[PodMatch]]:
     keys = {(ns, p) for (ns, p, _c) in snap.logs}
     keys |= {(ns, name) for (kind, ns, name), evs in snap.events_by_object.items()
              if kind == "Pod" and any(e.type != "Normal" for e in evs)}
-    pods = list(pod_scan(snap).troubled)  # bound, not Succeeded, not ready or restarted
+    pods = list(runtime_scan(snap).troubled)  # bound, not Succeeded, not ready or restarted
     seen = {id(p) for p in pods}
     for key in sorted(keys):
         pod = snap.pod_by_key.get(key)

@@ -1,18 +1,19 @@
-"""One walk over a fleet's pods for the per-pod facts several checks filter on.
+"""Walks over a fleet's pods for the per-pod facts several checks filter on.
 
 A cluster has 100k+ pods, and three questions are asked of every one of them: does it name a
 GPU resource (gate-1 accounting, seed §2), does it show GPU intent (the variable or an
-annotation, seed §4 "limits missing"), is it in trouble (signature triage, seed §4)? Asked by
-three separate walks they cost about half again what one walk answering all three costs, and
-the answers narrow each check to a few percent of the fleet. Each list is a screen: the check
-that reads it still applies its exact rule.
+annotation, seed §4 "limits missing"), is it in trouble (signature triage, seed §4)? The first
+is asked by every command (``capacity`` and ``why`` included) and only needs a pod's resources;
+the other two are gate 2's and read env and container statuses, so they share a walk of their
+own. Each list is a screen: the check that reads it still applies its exact rule.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gpuxray.model.k8s import Pod
+from gpuxray.model.k8s import Pod, PodCore
 from gpuxray.model.snapshot import Snapshot, memo
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
@@ -24,11 +25,30 @@ GPU_VENDOR = "nvidia.com/"
 VISIBLE_DEVICES = "NVIDIA_VISIBLE_DEVICES"
 
 
+def gpu_named(pods: Sequence[PodCore]) -> list[PodCore]:
+    """Bound, not terminal, and a container's limits or requests name a ``nvidia.com/`` key
+    (or init containers / overhead, which need the full arithmetic). Reads only PodCore."""
+    out: list[PodCore] = []
+    vendor, terminal, join = GPU_VENDOR, TERMINAL_PHASES, "".join
+    for pod in pods:
+        spec = pod.spec
+        if not spec.node_name or pod.status.phase in terminal:
+            continue
+        if not (spec.init_containers or spec.overhead):
+            # screened in C: most pods of a fleet name no GPU resource at all (a key that
+            # merely contains the vendor prefix is settled exactly by the caller)
+            for c in spec.containers:
+                res = c.resources
+                if vendor in join(res.limits) or vendor in join(res.requests):
+                    break
+            else:
+                continue
+        out.append(pod)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
-class PodScan:
-    # bound, not terminal, and a container's limits or requests name a ``nvidia.com/`` key (or
-    # init containers / overhead, which need the full arithmetic)
-    gpu_named: list[Pod]
+class RuntimeScan:
     # bound, not terminal, and a container sets NVIDIA_VISIBLE_DEVICES or an annotation key
     # contains ``nvidia.com/``
     intent: list[Pod]
@@ -37,16 +57,15 @@ class PodScan:
     troubled: list[Pod]
 
 
-def pod_scan(snap: Snapshot) -> PodScan:
-    """The three screens, in snapshot order, computed once per snapshot. Needs whole pods:
+def runtime_scan(snap: Snapshot) -> RuntimeScan:
+    """Gate 2's two screens, in snapshot order, computed once per snapshot. Needs whole pods:
     a snapshot of :class:`~gpuxray.model.k8s.PodCore` has no env or statuses to read."""
     if snap.core_pods:
-        raise ValueError("pod_scan needs whole pods; this snapshot holds PodCore")
-    return memo(snap, "pod-scan", lambda: _scan(snap.pods))
+        raise ValueError("runtime_scan needs whole pods; this snapshot holds PodCore")
+    return memo(snap, "runtime-scan", lambda: _runtime_scan(snap.pods))
 
 
-def _scan(pods: list[Pod]) -> PodScan:
-    gpu: list[Pod] = []
+def _runtime_scan(pods: list[Pod]) -> RuntimeScan:
     intent: list[Pod] = []
     troubled: list[Pod] = []
     join = "".join
@@ -68,19 +87,15 @@ def _scan(pods: list[Pod]) -> PodScan:
                         break
         if phase in terminal:
             continue
-        named = bool(spec.init_containers or spec.overhead)
-        wants = False
-        for c in spec.containers:
-            if not named:
-                res = c.resources
-                named = vendor in join(res.limits) or vendor in join(res.requests)
-            if not wants:
-                for e in c.env:
-                    if e.name == env_name:
-                        wants = True
-                        break
-        if named:
-            gpu.append(pod)
-        if wants or vendor in join(pod.metadata.annotations):
+        if vendor in join(pod.metadata.annotations):
             intent.append(pod)
-    return PodScan(gpu, intent, troubled)
+            continue
+        for c in spec.containers:
+            for e in c.env:
+                if e.name == env_name:
+                    intent.append(pod)
+                    break
+            else:
+                continue
+            break
+    return RuntimeScan(intent, troubled)
