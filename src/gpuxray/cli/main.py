@@ -126,10 +126,19 @@ def _finish(code: int) -> None:
     os._exit(code)
 
 
+def _process_entry() -> None:
+    """This process ends in :func:`_finish`: nothing needs freeing before it."""
+    from gpuxray.cli import common
+
+    common.KEEP_SNAPSHOTS = []
+
+
 def main() -> None:
+    _process_entry()
     _finish(run(sys.argv[1:]))
 
 
 def kubectl_plugin_main() -> None:
     """``kubectl gpu-xray …``: the same CLI under kubectl's plugin name."""
+    _process_entry()
     _finish(run(sys.argv[1:], prog_name="kubectl gpu-xray"))
