@@ -167,7 +167,7 @@ class Snapshot:
 
     @cached_property
     def _pod_groups(self) -> tuple[dict[str, list[Pod]], dict[str, list[Pod]], list[Pod],
-                                   list[Pod]]:
+                                   list[Pod], dict[tuple[str, str], Pod]]:
         """One pass over the pods for every grouping the checks walk: a fleet has 100k+ pods,
         and a dozen checks each scanning all of them for the operator's namespace, the unbound
         pods or a runtimeClassName cost more than the checks themselves."""
@@ -175,6 +175,7 @@ class Snapshot:
         by_ns: dict[str, list[Pod]] = defaultdict(list)
         unbound: list[Pod] = []
         with_rc: list[Pod] = []
+        by_key: dict[tuple[str, str], Pod] = {}
         for p in self.pods:
             spec = p.spec
             if spec.node_name:
@@ -183,8 +184,11 @@ class Snapshot:
                 unbound.append(p)
             if spec.runtime_class_name:
                 with_rc.append(p)
-            by_ns[p.metadata.namespace or "default"].append(p)
-        return dict(by_node), dict(by_ns), unbound, with_rc
+            meta = p.metadata
+            ns = meta.namespace or "default"
+            by_ns[ns].append(p)
+            by_key[(ns, meta.name)] = p
+        return dict(by_node), dict(by_ns), unbound, with_rc, by_key
 
     @cached_property
     def pods_by_node(self) -> dict[str, list[Pod]]:
@@ -208,7 +212,10 @@ class Snapshot:
 
     @cached_property
     def pod_by_key(self) -> dict[tuple[str, str], Pod]:
-        return {(p.metadata.namespace or "default", p.metadata.name): p for p in self.pods}
+        """Pods by (namespace, name); the last one wins where a bundle repeats a pod."""
+        if self.core_pods:  # the groups read fields PodCore does not have
+            return {(p.metadata.namespace or "default", p.metadata.name): p for p in self.pods}
+        return self._pod_groups[4]
 
     @cached_property
     def events_by_object(self) -> dict[tuple[str, str, str], list[Event]]:
