@@ -12,7 +12,7 @@ Targets (5,000 nodes / 100,000 pods), whole processes:
 Each measurement is the best of ``--repeat`` rounds, every command once per round (wall time;
 peak RSS: the highest seen, from wait4).
 
-    python bench/run.py [--sizes 500,5000,20000] [--main 5000] [--repeat 3] [--work DIR]
+    python bench/run.py [--sizes 500,5000,20000] [--main 5000] [--repeat 5] [--work DIR] [--no-live]
 """
 
 from __future__ import annotations
@@ -198,7 +198,7 @@ def main() -> int:
                     help="bundle size for the serve/kubectl comparison (describe is O(nodes²))")
     ap.add_argument("--no-live", action="store_true",
                     help="skip the serve/kubectl comparison (its target is then not judged)")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--work", type=Path, default=HERE / "out")
     ap.add_argument("--json", type=Path, default=None, help="also write results here")
     a = ap.parse_args()
