@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuxray.engines.podscan import gpu_named, runtime_scan
+from gpuxray.engines.podscan import runtime_scan, walk_bound
 from gpuxray.scenarios.builder import ClusterBuilder
 from gpuxray.sources.bundle import load_bundle_dir
 
@@ -39,9 +39,14 @@ def test_screens(tmp_path: Path) -> None:
     b.pod("ml", "creating", node="gpu-1", phase="Pending")
     snap = load_bundle_dir(b.write(tmp_path / "b"))
     scan = runtime_scan(snap)
-    assert names(gpu_named(snap.pods)) == ["gpu", "mig", "sidecar"]
-    core = load_bundle_dir(b.write(tmp_path / "core"), core_pods=True)
-    assert names(gpu_named(core.pods)) == ["gpu", "mig", "sidecar"]
+    walk = walk_bound(snap.pods)
+    assert names(walk.gpu_named) == ["gpu", "mig", "sidecar"]
+    live = ["gpu", "mig", "cpu", "sidecar", "envvar", "annotated", "crashing", "restarted-once",
+            "creating"]
+    assert {n: names(ps) for n, ps in walk.live_by_node.items()} == {"gpu-1": live}
+    core = walk_bound(load_bundle_dir(b.write(tmp_path / "core"), core_pods=True).pods)
+    assert names(core.gpu_named) == ["gpu", "mig", "sidecar"]
+    assert names(core.live_by_node["gpu-1"]) == live
     assert names(scan.intent) == ["envvar", "annotated"]
     assert names(scan.troubled) == ["failed-gpu", "crashing", "restarted-once", "creating"]
 

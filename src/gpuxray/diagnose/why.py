@@ -68,7 +68,7 @@ def why(snap: Snapshot, target: str, namespace: str | None = None) -> Diagnosis:
         if not snap.has(Input.PODS):
             st = snap.state(Input.PODS)
             raise UsageError(f"cannot look up pod {ns}/{name}: {st.source} {st.reason}")
-        pod = snap.pod_by_key.get((ns, name))
+        pod = snap.find_pod(ns, name)
         if pod is None:
             raise UsageError(f"pod {ns}/{name} not found in {snap.origin}; if no pod was "
                              f"created, ask about its controller (deploy/NAME, job/NAME)")

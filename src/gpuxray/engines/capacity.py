@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from gpuxray.engines.podscan import GPU_VENDOR, TERMINAL_PHASES, gpu_named
+from gpuxray.engines.podscan import GPU_VENDOR, TERMINAL_PHASES, bound_walk
 from gpuxray.engines.quantity import QuantityError, parse_quantity, safe_quantity
 from gpuxray.model.k8s import ContainerCore, Node, PodCore
 from gpuxray.model.snapshot import Input, Snapshot, memo
@@ -254,7 +254,7 @@ def accounting(snap: Snapshot) -> Accounting:
     sums: dict[str, dict[str, Fraction | int]] = defaultdict(dict)
     holders: dict[tuple[str, str], list[Holder]] = defaultdict(list)
     gpu_pods: list[tuple[PodCore, dict[str, int]]] = []
-    for pod in gpu_named(snap.pods):
+    for pod in bound_walk(snap).gpu_named:
         node = pod.spec.node_name
         simple = _gpu_requests_simple(pod)
         req: dict[str, Fraction | int]
@@ -281,9 +281,8 @@ def node_requested(snap: Snapshot, node: str) -> dict[str, Fraction]:
     """Every resource requested by the non-terminal pods bound to ``node`` (scheduler's view)."""
     def compute() -> dict[str, Fraction]:
         total: dict[str, Fraction] = {}
-        for pod in snap.pods_by_node.get(node, []):
-            if not is_terminal(pod):
-                _add(total, pod_requests(pod))
+        for pod in bound_walk(snap).live_by_node.get(node, []):  # bound, not terminal
+            _add(total, pod_requests(pod))
         return total
 
     return memo(snap, ("node-requested", node), compute)

@@ -10,6 +10,7 @@ own. Each list is a screen: the check that reads it still applies its exact rule
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,15 +26,31 @@ GPU_VENDOR = "nvidia.com/"
 VISIBLE_DEVICES = "NVIDIA_VISIBLE_DEVICES"
 
 
-def gpu_named(pods: Sequence[PodCore]) -> list[PodCore]:
-    """Bound, not terminal, and a container's limits or requests name a ``nvidia.com/`` key
-    (or init containers / overhead, which need the full arithmetic). Reads only PodCore."""
-    out: list[PodCore] = []
+@dataclass(frozen=True, slots=True)
+class BoundWalk:
+    # bound, not terminal: what each node's scheduler arithmetic adds up
+    live_by_node: dict[str, list[PodCore]]
+    # of those, the pods whose containers' limits or requests name a ``nvidia.com/`` key (or
+    # with init containers / overhead, which need the full arithmetic)
+    gpu_named: list[PodCore]
+
+
+def bound_walk(snap: Snapshot) -> BoundWalk:
+    """Gate 1's walk (seed §2), once per snapshot. Reads only PodCore fields, so ``capacity``'s
+    core pods and whole pods alike."""
+    return memo(snap, "bound-walk", lambda: walk_bound(snap.pods))
+
+
+def walk_bound(pods: Sequence[PodCore]) -> BoundWalk:
+    by_node: dict[str, list[PodCore]] = defaultdict(list)
+    named: list[PodCore] = []
     vendor, terminal, join = GPU_VENDOR, TERMINAL_PHASES, "".join
     for pod in pods:
         spec = pod.spec
-        if not spec.node_name or pod.status.phase in terminal:
+        node = spec.node_name
+        if not node or pod.status.phase in terminal:
             continue
+        by_node[node].append(pod)
         if not (spec.init_containers or spec.overhead):
             # screened in C: most pods of a fleet name no GPU resource at all (a key that
             # merely contains the vendor prefix is settled exactly by the caller)
@@ -43,8 +60,8 @@ def gpu_named(pods: Sequence[PodCore]) -> list[PodCore]:
                     break
             else:
                 continue
-        out.append(pod)
-    return out
+        named.append(pod)
+    return BoundWalk(dict(by_node), named)
 
 
 @dataclass(frozen=True, slots=True)

@@ -210,6 +210,18 @@ class Snapshot:
         """Pods naming a ``runtimeClassName`` (any phase), in snapshot order."""
         return self._pod_groups[3]
 
+    def find_pod(self, namespace: str, name: str) -> Pod | None:
+        """One pod by namespace and name (the last where a bundle repeats it), without building
+        the fleet's index when nothing else has: ``why`` asks for one pod."""
+        if "pod_by_key" in self.__dict__ or "_pod_groups" in self.__dict__:
+            return self.pod_by_key.get((namespace, name))
+        found = None
+        for p in self.pods:
+            meta = p.metadata
+            if meta.name == name and (meta.namespace or "default") == namespace:
+                found = p
+        return found
+
     @cached_property
     def pod_by_key(self) -> dict[tuple[str, str], Pod]:
         """Pods by (namespace, name); the last one wins where a bundle repeats a pod."""
