@@ -177,14 +177,20 @@ def live_comparison(bundle: Path, repeat: int) -> dict[str, float] | None:
             "clusters": [{"name": "bench", "cluster": {"server": f"http://127.0.0.1:{port}"}}],
             "users": [{"name": "bench", "user": {}}],
             "contexts": [{"name": "bench", "context": {"cluster": "bench", "user": "bench"}}]}))
-        out = log.parent / "collected"
-        before = log.read_text().count("\n") if log.exists() else 0
-        col = measure(gx("collect", "-o", str(out), "--kubeconfig", str(kc), "-q"), 1)
-        after = log.read_text().count("\n") if log.exists() else 0
+        requests = 0
+        col: Measure | None = None
+        for i in range(repeat):  # best of the rounds; describe, at ~1 min, runs once
+            out = log.parent / f"collected-{i}"
+            before = log.read_text().count("\n") if log.exists() else 0
+            m = measure(gx("collect", "-o", str(out), "--kubeconfig", str(kc), "-q"), 1)
+            after = log.read_text().count("\n") if log.exists() else 0
+            requests = max(requests, after - before)
+            col = m if col is None or m.seconds < col.seconds else col
+        assert col is not None
         desc = measure([kubectl, "--kubeconfig", str(kc), "--cache-dir", str(log.parent / "c"),
                         "describe", "nodes"], 1)
         return {"collect_s": col.seconds, "describe_s": desc.seconds,
-                "speedup": desc.seconds / col.seconds, "collect_requests": after - before}
+                "speedup": desc.seconds / col.seconds, "collect_requests": requests}
     finally:
         serve.terminate()
         serve.wait(10)
