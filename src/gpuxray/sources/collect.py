@@ -82,7 +82,7 @@ class FileSink:
         self.first = True
         self.items = []
 
-    def page(self, body: bytes) -> str:
+    def page(self, body: bytes) -> None:
         assert self.fh is not None
         pg = decode_page(_RAW_DECODER, body, self.res)
         meta = pg.metadata if isinstance(pg.metadata, dict) else {}
@@ -103,7 +103,6 @@ class FileSink:
         if self.typed is not None and self.keep is not None:
             typed = decode_page(self.typed, body, self.res)
             self.items.extend(i for i in (typed.items or []) if self.keep(i))
-        return str(meta.get("continue", "") or "")
 
     def commit(self) -> None:
         assert self.fh is not None

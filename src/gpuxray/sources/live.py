@@ -270,8 +270,8 @@ class Sink(Protocol):
 
     def reset(self) -> None: ...
 
-    def page(self, body: bytes) -> str:
-        """Take one page; return its ``continue`` token ("" on the last page)."""
+    def page(self, body: bytes) -> None:
+        """Take one page (the caller has read its ``continue`` token already)."""
         ...
 
     def commit(self) -> None: ...
@@ -304,12 +304,11 @@ class TypedSink(Generic[T]):
         self.items = []
         self.count = 0
 
-    def page(self, body: bytes) -> str:
+    def page(self, body: bytes) -> None:
         pg = decode_page(self.decoder, body, self.res)
         items = pg.items or []
         self.count += len(items)
         self.items.extend(items if self.keep is None else [i for i in items if self.keep(i)])
-        return str(pg.metadata.continue_)
 
     def commit(self) -> None:
         for o in self.items:  # list items carry no kind; the bundle's do (kubectl adds it)
