@@ -39,7 +39,7 @@ from gpuxray.model import k8s
 from gpuxray.model.snapshot import HostFacts
 from gpuxray.sources.agent_writes import ClusterWrites
 from gpuxray.sources.apiresources import log_path
-from gpuxray.sources.host import _redact_kind, redact, save_host
+from gpuxray.sources.host import redact, redact_kind, save_host
 from gpuxray.sources.live import Client, FetchError, Progress
 from gpuxray.sources.nodefacts_wire import WireError, decode
 
@@ -140,11 +140,11 @@ def _redacted(f: HostFacts, node: str) -> HostFacts:
     did; a bundle is attached to tickets, so the collector does not rely on the image)."""
     files = {}
     for rel, text in f.files.items():
-        kind = _redact_kind(rel)
+        kind = redact_kind(rel)
         files[rel] = redact(text, kind) if kind else text
     cmds = {}
     for name, text in f.cmds.items():
-        kind = _redact_kind(f"cmd:{name}")
+        kind = redact_kind(f"cmd:{name}")
         cmds[name] = redact(text, kind) if kind else text
     return HostFacts(node, files, cmds, dict(f.cmd_errors), dict(f.unreadable))
 

@@ -23,8 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from gpuxray.sources.host import HostCollection, collect_host
-from gpuxray.sources.host import _run as run_command
+from gpuxray.sources.host import HostCollection, collect_host, run_command
 
 __all__ = ["AGENT_COMMANDS", "agent_runner"]
 

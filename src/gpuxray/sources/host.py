@@ -127,13 +127,16 @@ def redact(text: str, kind: str = "toml") -> str:
 def redact_host_text(rel: str, text: str) -> str:
     """Redact one host file (``rel``) or command output (``cmd:NAME``): the structured rules
     for containerd TOML and ``crictl info`` JSON, the free-text rules for command outputs."""
-    kind = _redact_kind(rel)
+    kind = redact_kind(rel)
     if kind:
         return redact(text, kind)
     return redact_text(text) if rel.startswith("cmd:") else text
 
 
-def _redact_kind(rel: str) -> str | None:
+def redact_kind(rel: str) -> str | None:
+    """Which structured redaction a host file or command output takes (``toml``, ``json``),
+    or None for none; shared with the node agent and the operand reader, which save the same
+    files."""
     if rel.startswith("etc/containerd/") and rel.endswith(".toml"):
         return "toml"
     if rel == "cmd:containerd-config-dump.toml":
@@ -235,7 +238,7 @@ def _collect_files(root: Path) -> tuple[dict[str, str], dict[str, str]]:
         except OSError as exc:
             unreadable[rel] = exc.strerror or str(exc)
             continue
-        kind = _redact_kind(rel)
+        kind = redact_kind(rel)
         files[rel] = redact(text, kind) if kind else text
         if rel.startswith("etc/containerd/") and rel.endswith(".toml"):
             for imp in _containerd_imports(text, rel):
@@ -245,8 +248,9 @@ def _collect_files(root: Path) -> tuple[dict[str, str], dict[str, str]]:
 
 # ----- commands ------------------------------------------------------------------------------
 
-def _run(argv: tuple[str, ...], timeout: float) -> tuple[str | None, str | None]:
-    """(stdout, None) on success, (None, error text) on failure."""
+def run_command(argv: tuple[str, ...], timeout: float) -> tuple[str | None, str | None]:
+    """(stdout, None) on success, (None, error text) on failure; never raises. Shared with the
+    node agent."""
     if shutil.which(argv[0]) is None:
         return None, f"command not found: {argv[0]}\nexit status 127"
     env = {**os.environ, "LC_ALL": "C", "SYSTEMD_PAGER": "", "SYSTEMD_COLORS": "0"}
@@ -334,7 +338,7 @@ def _collect_cmds(root: Path | None, files: Iterable[str], timeout: float,
         out: str | None = None
         err: str | None = None
         for argv in spec.alternatives:
-            out, e = _run(argv, timeout)
+            out, e = run_command(argv, timeout)
             if out is not None:
                 err = None
                 break
@@ -344,7 +348,7 @@ def _collect_cmds(root: Path | None, files: Iterable[str], timeout: float,
         keep(spec.name, out, err)
     conf = sorted("/" + f for f in files if f.startswith("etc/containerd/"))
     if conf:
-        keep("stat-containerd-config.txt", *_run(("stat", "-c", "%n %Y", *conf), timeout))
+        keep("stat-containerd-config.txt", *run_command(("stat", "-c", "%n %Y", *conf), timeout))
     nv, note = _nvml()
     notes.append(note)
     if nv is not None:

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from gpuxray.model import k8s
 from gpuxray.model.snapshot import HostFacts
 from gpuxray.sources.agent import list_all
-from gpuxray.sources.host import _redact_kind, redact, save_host
+from gpuxray.sources.host import redact, redact_kind, save_host
 from gpuxray.sources.live import Client, FetchError, Progress
 
 READ_ONLY_COMMANDS = frozenset({"cat", "ls"})
@@ -148,7 +148,7 @@ def read_via_operands(root: Path, client: Client, ex: Exec,
             continue
         files = {}
         for rel, text in nf.files.items():
-            kind = _redact_kind(rel)
+            kind = redact_kind(rel)
             files[rel] = redact(text, kind) if kind else text
         unreadable = {k: v for k, v in nf.unreadable.items() if not k.startswith("<")}
         save_host(HostFacts(node, files, {}, {}, unreadable), root)
