@@ -55,25 +55,27 @@ class Measure:
     rc: int
 
 
-def measure(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> Measure:
-    best: Measure | None = None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t
-        assert proc.stderr is not None
-        err = proc.stderr.read().decode(errors="replace")
-        proc.stderr.close()
-        rc = os.waitstatus_to_exitcode(status)
-        if rc not in (0, 1, 3):
-            raise SystemExit(f"{' '.join(cmd)} failed ({rc}): {err[-500:]}")
-        m = Measure(wall, usage.ru_maxrss / 1024, rc)
-        if best is None or m.seconds < best.seconds:
-            best = Measure(m.seconds, max(m.rss_mb, best.rss_mb if best else 0), rc)
-    assert best is not None
-    return best
+def measure(cmd: list[str]) -> Measure:
+    """One run of ``cmd``: wall time, and peak RSS from wait4."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    assert proc.stderr is not None
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    rc = os.waitstatus_to_exitcode(status)
+    if rc not in (0, 1, 3):
+        raise SystemExit(f"{' '.join(cmd)} failed ({rc}): {err[-500:]}")
+    return Measure(wall, usage.ru_maxrss / 1024, rc)
+
+
+def keep_best(best: Measure | None, m: Measure) -> Measure:
+    """The fastest run's time, and the highest peak RSS seen in any run."""
+    if best is None:
+        return m
+    fastest = m if m.seconds < best.seconds else best
+    return Measure(fastest.seconds, max(m.rss_mb, best.rss_mb), fastest.rc)
 
 
 def compile_package() -> None:
@@ -95,12 +97,7 @@ def measure_rounds(cmds: list[list[str]], repeat: int) -> list[Measure]:
     best: list[Measure | None] = [None] * len(cmds)
     for _ in range(repeat):
         for i, cmd in enumerate(cmds):
-            m = measure(cmd, 1)
-            b = best[i]
-            if b is None or m.seconds < b.seconds:
-                best[i] = Measure(m.seconds, max(m.rss_mb, b.rss_mb if b else 0), m.rc)
-            elif m.rss_mb > b.rss_mb:
-                best[i] = Measure(b.seconds, m.rss_mb, b.rc)
+            best[i] = keep_best(best[i], measure(cmd))
     return [b for b in best if b is not None]
 
 
@@ -182,13 +179,13 @@ def live_comparison(bundle: Path, repeat: int) -> dict[str, float] | None:
         for i in range(repeat):  # best of the rounds; describe, at ~1 min, runs once
             out = log.parent / f"collected-{i}"
             before = log.read_text().count("\n") if log.exists() else 0
-            m = measure(gx("collect", "-o", str(out), "--kubeconfig", str(kc), "-q"), 1)
+            m = measure(gx("collect", "-o", str(out), "--kubeconfig", str(kc), "-q"))
             after = log.read_text().count("\n") if log.exists() else 0
             requests = max(requests, after - before)
-            col = m if col is None or m.seconds < col.seconds else col
+            col = keep_best(col, m)
         assert col is not None
         desc = measure([kubectl, "--kubeconfig", str(kc), "--cache-dir", str(log.parent / "c"),
-                        "describe", "nodes"], 1)
+                        "describe", "nodes"])
         return {"collect_s": col.seconds, "describe_s": desc.seconds,
                 "speedup": desc.seconds / col.seconds, "collect_requests": requests}
     finally:
