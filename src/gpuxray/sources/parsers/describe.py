@@ -359,12 +359,7 @@ def _strip_pct(cell: str) -> str:
 
 def parse_describe_nodes(text: str) -> list[DescribedNode]:
     """Every node in ``kubectl describe node(s)`` output; unparseable blocks are skipped."""
-    out = []
-    for block in split_objects(text):
-        d = _node(block)
-        if d is not None:
-            out.append(d)
-    return out
+    return [d for block in split_objects(text) if (d := _node(block)) is not None]
 
 
 # ----- pods -------------------------------------------------------------------------------
@@ -517,12 +512,7 @@ def _pod(lines: list[str]) -> DescribedPod | None:
 
 def parse_describe_pods(text: str) -> list[DescribedPod]:
     """Every pod in ``kubectl describe pod(s)`` output; unparseable blocks are skipped."""
-    out = []
-    for block in split_objects(text):
-        d = _pod(block)
-        if d is not None:
-            out.append(d)
-    return out
+    return [d for block in split_objects(text) if (d := _pod(block)) is not None]
 
 
 def parse_describe_events(text: str, kind: str) -> list[k8s.Event]:
