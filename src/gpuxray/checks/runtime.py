@@ -22,7 +22,7 @@ from gpuxray.engines.operator import (
     pod_state,
     policy,
 )
-from gpuxray.engines.podscan import runtime_scan
+from gpuxray.engines.podscan import GPU_VENDOR, runtime_scan
 from gpuxray.engines.podtext import PodMatch, log_tail
 from gpuxray.engines.signatures import default_matcher
 from gpuxray.knowledge import clusterpolicy as cpk
@@ -207,7 +207,7 @@ def no_gpu_problem(pod: Pod, c: Container, *, image_hint: bool = True,
         return None
     if image_hint and _GPU_IMAGE.search(c.image):
         return f"runs GPU image {c.image} but requests no GPU in limits"
-    if any(k.startswith("nvidia.com/") for k in pod.metadata.annotations):
+    if any(k.startswith(GPU_VENDOR) for k in pod.metadata.annotations):
         return "has nvidia.com/* annotations but requests no GPU in limits"
     return None
 
@@ -225,7 +225,7 @@ def no_gpu_requested(snap: Snapshot) -> Iterator[Finding]:
             continue
         if pod.spec.runtime_class_name and operand_of_pod(pod) is not None:
             continue
-        annotated = any(k.startswith("nvidia.com/") for k in pod.metadata.annotations)
+        annotated = any(k.startswith(GPU_VENDOR) for k in pod.metadata.annotations)
         for c in pod.spec.containers:
             has_var = False
             for e in c.env:
