@@ -27,9 +27,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
-from gpuxray.engines.scheduling import admissibility
 from gpuxray.knowledge.agent_manifests import DAEMONSET_AUTO_TOLERATIONS
 from gpuxray.model import k8s
+from gpuxray.model.placement import admissibility
 from gpuxray.serve.api import handle
 from gpuxray.serve.server import kubeconfig_text
 from gpuxray.serve.store import load_store

@@ -18,8 +18,8 @@ from gpuxray.engines.capacity import (
     is_gpu_resource,
     pod_requests,
 )
-from gpuxray.engines.quantity import QuantityError, parse_quantity
 from gpuxray.model.k8s import Pod
+from gpuxray.model.quantity import QuantityError, parse_quantity
 from gpuxray.scenarios.builder import ClusterBuilder
 
 Run = Callable[..., tuple[int, Any]]

@@ -14,8 +14,8 @@ import pytest
 from gpuxray.checks.engine import run_all
 from gpuxray.checks.registry import all_checks
 from gpuxray.engines.capacity import capacity_rows
-from gpuxray.engines.quantity import safe_quantity
 from gpuxray.model.finding import Finding, Status
+from gpuxray.model.quantity import safe_quantity
 from gpuxray.model.snapshot import Input, Snapshot
 from gpuxray.scenarios.builder import OPERATOR_NS, ClusterBuilder
 from gpuxray.scenarios.operator import add_gpu_operator

@@ -6,7 +6,7 @@ import io
 
 from rich.text import Text
 
-from gpuxray.render.console import make_console
+from gpuxray.console import make_console
 from gpuxray.render.text import print_table
 
 

@@ -18,10 +18,10 @@ from gpuxray.checks.engine import run_all
 from gpuxray.diagnose.triage import triage
 from gpuxray.engines import mig, plugin_config
 from gpuxray.engines.containerd import FactsReader, analyse, resolve_version
-from gpuxray.engines.quantity import QuantityError, parse_quantity, safe_quantity
 from gpuxray.errors import InputError
 from gpuxray.knowledge.mig import lookup
 from gpuxray.model import k8s
+from gpuxray.model.quantity import QuantityError, parse_quantity, safe_quantity
 from gpuxray.serve import faults, selectors
 from gpuxray.sources import mustgather, nodefacts_wire, pasted
 from gpuxray.sources.bundle import load_bundle_dir

@@ -16,6 +16,7 @@ from gpuxray.cli.common import (
     source_from_kwargs,
     source_options,
 )
+from gpuxray.cli.reports import row_json
 from gpuxray.cli.usage_opts import usage_from_kwargs, usage_options, with_usage
 from gpuxray.engines.capacity import GpuRow, capacity_rows
 from gpuxray.engines.usage import PodUsage, RowUsage, pod_usage, row_usage, usage_of
@@ -29,17 +30,6 @@ from gpuxray.render import text as render_text
 #: engines/usage.py, checks/capacity.py), so a bundle's pods are decoded as PodCore: half the
 #: decode of a 100k-pod bundle. Tests turn it off to prove the output is the same.
 CORE_PODS = True
-
-
-def row_json(r: GpuRow) -> dict[str, Any]:
-    return {"node": r.node, "resource": r.resource, "capacity": r.capacity,
-            "allocatable": r.allocatable, "allocated": r.allocated, "free": r.free,
-            "unhealthy": r.unhealthy, "sharing": r.sharing, "physical": r.physical,
-            "physical_gpus": r.physical_gpus, "replicas": r.replicas,
-            "schedulable": r.schedulable, "taints": list(r.taints),
-            "name_present": r.name_present, "allocated_source": r.allocated_source,
-            "holders": [{"namespace": h.namespace, "pod": h.pod, "amount": h.amount,
-                         "phase": h.phase} for h in r.holders]}
 
 
 def totals(rows: list[GpuRow]) -> dict[str, dict[str, int]]:

@@ -12,10 +12,10 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 
+from gpuxray.console import make_console
 from gpuxray.errors import UsageError
 from gpuxray.model.finding import Severity
 from gpuxray.model.snapshot import Snapshot
-from gpuxray.render.console import make_console
 
 F = TypeVar("F", bound=Callable[..., Any])
 

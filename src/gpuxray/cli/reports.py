@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,16 +18,18 @@ from gpuxray.model.diagnosis import Diagnosis
 from gpuxray.model.finding import Finding, Status
 from gpuxray.model.snapshot import Input, Snapshot
 
+if TYPE_CHECKING:
+    from gpuxray.engines.capacity import GpuRow
+
 DOCUMENT_OUTPUTS = ("markdown", "html")
 MERGE_CODE = "GX501"
 VALUE_CHARS = 80
 
 
 def capacity_dicts(snap: Snapshot) -> list[dict[str, Any]] | None:
-    """Capacity rows as dicts (``cmd_capacity.row_json``), None when nodes were not collected."""
+    """Capacity rows as dicts (:func:`row_json`), None when nodes were not collected."""
     if not snap.has(Input.NODES):
         return None
-    from gpuxray.cli.cmd_capacity import row_json
     from gpuxray.engines.capacity import capacity_rows
     from gpuxray.engines.usage import row_usage, usage_of
 
@@ -39,6 +41,17 @@ def capacity_dicts(snap: Snapshot) -> list[dict[str, Any]] | None:
             row["used"] = row_usage(snap, r).as_json()
         out.append(row)
     return out
+
+
+def row_json(r: GpuRow) -> dict[str, Any]:
+    return {"node": r.node, "resource": r.resource, "capacity": r.capacity,
+            "allocatable": r.allocatable, "allocated": r.allocated, "free": r.free,
+            "unhealthy": r.unhealthy, "sharing": r.sharing, "physical": r.physical,
+            "physical_gpus": r.physical_gpus, "replicas": r.replicas,
+            "schedulable": r.schedulable, "taints": list(r.taints),
+            "name_present": r.name_present, "allocated_source": r.allocated_source,
+            "holders": [{"namespace": h.namespace, "pod": h.pod, "amount": h.amount,
+                         "phase": h.phase} for h in r.holders]}
 
 
 def _short(v: Any) -> str:

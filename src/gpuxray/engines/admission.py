@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 
 from gpuxray.engines.capacity import is_gpu_resource
-from gpuxray.engines.quantity import QuantityError, parse_quantity
 from gpuxray.model.k8s import Container, Event, PodSpec
+from gpuxray.model.quantity import QuantityError, parse_quantity
 
 _QUOTA_RE = re.compile(
     r"exceeded quota: (?P<quota>[^,]+), requested: (?P<req>[^,]+(?:,[^,:]+=[^,]+)*), "

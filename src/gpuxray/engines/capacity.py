@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from gpuxray.engines.podscan import GPU_VENDOR, TERMINAL_PHASES, bound_walk
-from gpuxray.engines.quantity import QuantityError, parse_quantity, safe_quantity
 from gpuxray.model.k8s import ContainerCore, Node, PodCore
+from gpuxray.model.quantity import QuantityError, parse_quantity, safe_quantity
 from gpuxray.model.snapshot import Input, Snapshot, memo
 
 GPU_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-")  # each starts with podscan.GPU_VENDOR

@@ -29,11 +29,8 @@ from gpuxray.engines.capacity import (
     is_gpu_resource,
     label_base,
 )
-from gpuxray.engines.quantity import safe_quantity
 from gpuxray.engines.scheduling import (
-    Admissibility,
     ResourceFit,
-    admissibility,
     non_gpu_misfits,
     parse_fit_error,
     resource_fit,
@@ -42,6 +39,8 @@ from gpuxray.model.diagnosis import Step
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import Evidence, Finding, Subject
 from gpuxray.model.k8s import Node, Pod
+from gpuxray.model.placement import Admissibility, admissibility
+from gpuxray.model.quantity import safe_quantity
 from gpuxray.model.snapshot import Input, Snapshot, memo
 
 MAX_LISTED = 8

@@ -10,112 +10,13 @@ TaintToleration, NodeAffinity (nodeSelector + required affinity), then NodeResou
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
 from gpuxray.engines.capacity import accounting, is_gpu_resource, node_requested, pod_requests
-from gpuxray.engines.quantity import safe_quantity
-from gpuxray.model.k8s import Node, NodeSelectorRequirement, Pod, Taint, Toleration
+from gpuxray.model.k8s import Node, Pod
+from gpuxray.model.quantity import safe_quantity
 from gpuxray.model.snapshot import Snapshot
-
-FILTERING_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
-UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", effect="NoSchedule")
-
-
-def tolerates(tol: Toleration, taint: Taint) -> bool:
-    """``v1.Toleration.ToleratesTaint``: effect, key (empty key + Exists = all), operator."""
-    if tol.effect and tol.effect != taint.effect:
-        return False
-    if tol.key and tol.key != taint.key:
-        return False
-    if tol.operator == "Exists":
-        return True
-    if tol.operator in ("", "Equal"):
-        return tol.value == taint.value and (bool(tol.key) or not taint.key)
-    return False
-
-
-def untolerated_taints(pod_tolerations: Iterable[Toleration], node: Node) -> list[Taint]:
-    tols = list(pod_tolerations)
-    return [t for t in node.spec.taints
-            if t.effect in FILTERING_EFFECTS and not any(tolerates(x, t) for x in tols)]
-
-
-def _requirement_matches(req: NodeSelectorRequirement, value: str | None) -> bool:
-    op = req.operator
-    if op == "In":
-        return value is not None and value in req.values
-    if op == "NotIn":
-        return value is None or value not in req.values
-    if op == "Exists":
-        return value is not None
-    if op == "DoesNotExist":
-        return value is None
-    if op in ("Gt", "Lt"):
-        if value is None or not req.values:
-            return False
-        try:
-            a, b = int(value), int(req.values[0])
-        except ValueError:
-            return False
-        return a > b if op == "Gt" else a < b
-    return False
-
-
-def selector_mismatches(pod: Pod, node: Node) -> list[str]:
-    """What of the pod's nodeSelector the node's labels do not satisfy."""
-    labels = node.metadata.labels
-    return [f"{k}={v}" for k, v in pod.spec.node_selector.items() if labels.get(k) != v]
-
-
-def affinity_matches(pod: Pod, node: Node) -> bool:
-    """Required node affinity: terms are ORed, expressions within a term ANDed."""
-    aff = pod.spec.affinity
-    if not aff or not aff.node_affinity:
-        return True
-    req = aff.node_affinity.required_during_scheduling_ignored_during_execution
-    if req is None or not req.node_selector_terms:
-        return True
-    labels = node.metadata.labels
-    for term in req.node_selector_terms:
-        if not term.match_expressions and not term.match_fields:
-            continue  # an empty term matches nothing
-        ok = all(_requirement_matches(e, labels.get(e.key)) for e in term.match_expressions)
-        ok = ok and all(_requirement_matches(f, node.metadata.name if f.key == "metadata.name"
-                                             else None) for f in term.match_fields)
-        if ok:
-            return True
-    return False
-
-
-@dataclass(frozen=True, slots=True)
-class Admissibility:
-    """Why a node is or is not admissible for a pod before any resource arithmetic."""
-
-    node: str
-    reason: str  # "" when admissible; else unschedulable|taint|selector|affinity
-    detail: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return not self.reason
-
-
-def admissibility(pod: Pod, node: Node) -> Admissibility:
-    name = node.metadata.name
-    tols = pod.spec.tolerations
-    if node.spec.unschedulable and not any(tolerates(t, UNSCHEDULABLE_TAINT) for t in tols):
-        return Admissibility(name, "unschedulable", "node is cordoned (spec.unschedulable)")
-    bad = untolerated_taints(tols, node)
-    if bad:
-        return Admissibility(name, "taint", ", ".join(str(t) for t in bad))
-    miss = selector_mismatches(pod, node)
-    if miss:
-        return Admissibility(name, "selector", "nodeSelector " + ", ".join(miss))
-    if not affinity_matches(pod, node):
-        return Admissibility(name, "affinity", "required node affinity does not match")
-    return Admissibility(name, "")
 
 
 @dataclass(frozen=True, slots=True)

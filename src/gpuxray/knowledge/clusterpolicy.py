@@ -9,10 +9,17 @@ facts.md §5.3, §5.5).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from gpuxray.model.k8s import CustomResource
+
+class CustomResource(Protocol):
+    """What these readers need of a ClusterPolicy: its spec (``model.k8s.CustomResource`` has
+    it). A protocol, so the knowledge floor does not import the model above it."""
+
+    @property
+    def spec(self) -> Mapping[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +63,7 @@ def states_not_ready(message: str) -> list[str]:
     return out
 
 
-def _get(spec: dict[str, Any], *path: str) -> Any:
+def _get(spec: Mapping[str, Any], *path: str) -> Any:
     cur: Any = spec
     for p in path:
         if not isinstance(cur, dict):

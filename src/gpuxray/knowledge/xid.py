@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpuxray.model.finding import Severity
+from gpuxray.knowledge.severity import Severity
 
 __all__ = ["XID_CATALOG", "XidInfo", "xid_info"]
 

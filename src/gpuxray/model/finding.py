@@ -12,21 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-
-class Severity(enum.IntEnum):
-    """Ordered so ``--fail-on`` can compare: info < warning < error."""
-
-    INFO = 1
-    WARNING = 2
-    ERROR = 3
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
-
-    @classmethod
-    def parse(cls, text: str) -> Severity:
-        return cls[text.strip().upper()]
+from gpuxray.knowledge.severity import Severity as Severity
 
 
 class Status(enum.StrEnum):

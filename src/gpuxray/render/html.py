@@ -142,7 +142,7 @@ def render_report(*, title: str, source: str, findings: Sequence[Finding] = (),
                   merge: Sequence[Mapping[str, Any]] = (),
                   kind: str = "check") -> str:
     """The whole document. ``findings`` are the report's findings (for ``why``: the verdict and
-    related ones), ``capacity`` rows are ``cmd_capacity.row_json`` dicts, ``merge`` optional
+    related ones), ``capacity`` rows are ``reports.row_json`` dicts, ``merge`` optional
     containerd merge views (``report.from_dict`` shape)."""
     fl = list(findings)
     ctx = {

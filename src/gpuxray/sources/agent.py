@@ -32,14 +32,15 @@ from urllib.parse import quote
 
 import msgspec
 
-from gpuxray.engines.scheduling import admissibility
 from gpuxray.errors import SourceError
 from gpuxray.knowledge import agent_manifests as am
 from gpuxray.model import k8s
+from gpuxray.model.placement import admissibility
 from gpuxray.model.snapshot import HostFacts
 from gpuxray.sources.agent_writes import ClusterWrites
 from gpuxray.sources.apiresources import log_path
 from gpuxray.sources.host import redact, redact_kind, save_host
+from gpuxray.sources.listing import list_all
 from gpuxray.sources.live import Client, FetchError, Progress
 from gpuxray.sources.nodefacts_wire import WireError, decode
 
@@ -69,28 +70,6 @@ class AgentReport:
     reported: list[str] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)  # (bundle path, reason)
     deleted: bool = False
-
-
-class _Page(msgspec.Struct, gc=False):
-    items: list[Any] = []
-    metadata: dict[str, Any] = {}
-
-
-def list_all(client: Client, path: str, typ: Any, query: list[tuple[str, str]]) -> list[Any]:
-    """A paged LIST decoded into ``typ`` (kept whole: node and agent-pod lists are small)."""
-    dec = msgspec.json.Decoder(_Page)
-    out: list[Any] = []
-    token = ""
-    while True:
-        q = [*query, ("limit", "500")] + ([("continue", token)] if token else [])
-        try:
-            pg = dec.decode(client.get(path, q))
-            out.extend(msgspec.convert(i, typ) for i in pg.items)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise FetchError(0, f"malformed response from {path} ({exc})") from exc
-        token = str(pg.metadata.get("continue") or "")
-        if not token:
-            return out
 
 
 def _template_pod(ds: dict[str, Any]) -> k8s.Pod:

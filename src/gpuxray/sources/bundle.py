@@ -20,12 +20,12 @@ from gpuxray.model import k8s
 from gpuxray.model.snapshot import HostFacts, Input, InputState, Manifest, PodLog, Snapshot
 from gpuxray.sources.archive import bundle_root, extract_bundle
 from gpuxray.sources.decode import decode_file, decode_one
+from gpuxray.sources.files import HOST_FILE_LIMIT, printable_name, read_tail, utf8_name
 from gpuxray.sources.redact import redact_text
 
 T = TypeVar("T")
 
 LOG_TAIL_BYTES = 1 << 20  # operand logs: the last MiB holds the failure
-HOST_FILE_LIMIT = 8 << 20  # journal/dmesg can be large; keep the tail
 _EXTS = (".json", ".yaml", ".yml")
 
 # Input -> (Snapshot field, element type, decode a list?)
@@ -84,34 +84,6 @@ def open_bundle(path: str | os.PathLike[str], *, lenient: bool = False,
                               core_pods=core_pods)
     finally:
         tmp.cleanup()
-
-
-def read_tail(path: Path, limit: int) -> str:
-    """The last ``limit`` bytes of a file as text (bad bytes replaced, first partial line cut)."""
-    size = path.stat().st_size
-    with open(path, "rb") as fh:
-        if size > limit:
-            fh.seek(size - limit)
-            data = fh.read()
-            nl = data.find(b"\n")
-            data = data[nl + 1 :] if nl >= 0 else data
-        else:
-            data = fh.read()
-    return data.decode("utf-8", errors="replace")
-
-
-def utf8_name(name: str) -> bool:
-    """File names become node, pod and container names in reports; a name that is not UTF-8
-    (undecodable bytes arrive as surrogates) cannot be printed as JSON, so it is not read."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def printable_name(name: str) -> str:
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _find(root: Path, stem: str) -> Path | None:

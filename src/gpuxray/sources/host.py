@@ -35,7 +35,7 @@ from typing import Any
 from gpuxray import __version__
 from gpuxray.errors import InputError, UsageError
 from gpuxray.model.snapshot import HostFacts, Input, InputState, Snapshot
-from gpuxray.sources.bundle import HOST_FILE_LIMIT, read_tail
+from gpuxray.sources.files import HOST_FILE_LIMIT, read_tail
 from gpuxray.sources.redact import REDACTED as REDACTED_TEXT
 from gpuxray.sources.redact import redact_text
 

@@ -415,7 +415,7 @@ class Progress:
 def _stderr_console() -> Console:
     import sys
 
-    from gpuxray.render.console import make_console
+    from gpuxray.console import make_console
 
     return make_console(sys.stderr)
 

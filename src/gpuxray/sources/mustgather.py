@@ -37,9 +37,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from gpuxray.engines.quantity import is_extended, safe_quantity
 from gpuxray.errors import InputError
 from gpuxray.model import k8s
+from gpuxray.model.quantity import is_extended, safe_quantity
 from gpuxray.model.snapshot import (
     OPERATOR_NAMESPACE_DEFAULT,
     HostFacts,
@@ -49,8 +49,8 @@ from gpuxray.model.snapshot import (
     PodLog,
     Snapshot,
 )
-from gpuxray.sources.bundle import printable_name, read_tail, utf8_name
 from gpuxray.sources.decode import decode_objects
+from gpuxray.sources.files import printable_name, read_tail, utf8_name
 from gpuxray.sources.parsers import bugreport, describe, prefixed_logs, wide
 from gpuxray.sources.redact import redact_text
 

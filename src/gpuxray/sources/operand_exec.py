@@ -22,8 +22,8 @@ from typing import Any, Protocol
 
 from gpuxray.model import k8s
 from gpuxray.model.snapshot import HostFacts
-from gpuxray.sources.agent import list_all
 from gpuxray.sources.host import redact, redact_kind, save_host
+from gpuxray.sources.listing import list_all
 from gpuxray.sources.live import Client, FetchError, Progress
 
 READ_ONLY_COMMANDS = frozenset({"cat", "ls"})

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from gpuxray.errors import InputError
-from gpuxray.sources.bundle import printable_name
+from gpuxray.sources.files import printable_name
 from gpuxray.sources.redact import redact_text
 
 FILE_LIMIT = 4 << 20

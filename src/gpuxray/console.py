@@ -1,6 +1,8 @@
 """The rich Console gpuxray prints through: stdout for reports, stderr for progress.
 
-``NO_COLOR`` is honoured, and ``COLUMNS`` fixes the width so golden files are stable.
+``NO_COLOR`` is honoured, and ``COLUMNS`` fixes the width so golden files are stable. It sits on
+the package floor, beside ``errors``, because both the CLI's reports and a source's progress
+lines print through it.
 """
 
 from __future__ import annotations
