@@ -115,7 +115,8 @@ def test_capacity_table_matches_hand_computation(
         (4, 3, 2, 1, 1)
     g3 = rows[("gpu-3", "nvidia.com/gpu.shared")]
     assert (g3["capacity"], g3["allocated"], g3["free"], g3["sharing"]) == (8, 3, 5, "time-slicing")
-    assert (g3["physical"], g3["physical_gpus"], g3["replicas"]) == (8, 2, 4)
+    # CODES.md: physical = physical GPUs; 2 GPUs shared 4 ways advertise 8 slots
+    assert (g3["physical"], g3["devices"], g3["replicas"], g3["advertised_slots"]) == (2, 2, 4, 8)
     g4 = rows[("gpu-4", "nvidia.com/gpu")]
     assert (g4["capacity"], g4["name_present"], g4["physical"]) == (0, False, 2)
     assert doc["totals"]["nvidia.com/gpu"] == {"capacity": 12, "allocatable": 11,

@@ -162,3 +162,39 @@ def test_unreachable_prometheus_is_unknown(gx: Gx, tmp_path: Path) -> None:
 def test_bad_window_is_a_usage_error(gx: Gx, tmp_path: Path) -> None:
     assert gx("capacity", "-b", str(_bundle(tmp_path)), "--prometheus", "http://x",
               "--window", "three hours")[0] == 2
+
+
+def test_check_and_exporter_read_the_window_too(prometheus: tuple[str, int, int], gx: Gx,
+                                                tmp_path: Path) -> None:
+    """GX601 from ``check`` and ``exporter`` follows the same history as ``capacity``: dev-0's
+    10-minute spike keeps it from being idle over 3 hours."""
+    url, _, _ = prometheus
+    bundle = str(_bundle(tmp_path))
+    _code, doc = gx("check", "-b", bundle, "--prometheus", url, "--window", "3h",
+                   "--code", "GX601", "-o", "json")
+    idle = {f["subject"]["name"] for f in doc["findings"]
+            if f["code"] == "GX601" and f["status"] == "fail"}
+    assert idle == {"train-0"}
+    assert not [f for f in doc["findings"] if f["status"] == "unknown"]
+    _, doc5 = gx("check", "-b", bundle, "--prometheus", url, "--window", "3h",
+                 "--idle-util", "5", "--code", "GX601", "-o", "json")
+    assert {f["subject"]["name"] for f in doc5["findings"] if f["status"] == "fail"} == {
+        "train-0", "dev-0"}
+    from gpuxray.cli.cmd_exporter import _analyser
+    from gpuxray.cli.common import SourceOpts
+    from gpuxray.cli.usage_opts import usage_from_kwargs
+
+    u, w, pol = usage_from_kwargs({"prometheus": url, "window": "3h"})
+    opts = SourceOpts(bundle, None, None, False, quiet=True)
+    findings, _rows, _src = _analyser(opts, u, w, pol)()
+    assert {f.subject.name for f in findings if f.code == "GX601"
+            and f.status == "fail"} == {"train-0"}
+
+
+def test_check_with_unreachable_prometheus_is_unknown(gx: Gx, tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{_free_port()}"
+    _, doc = gx("check", "-b", str(_bundle(tmp_path)), "--prometheus", url, "--window", "3h",
+                "--code", "GX601", "-o", "json")
+    gx601 = [f for f in doc["findings"] if f["code"] == "GX601"]
+    assert len(gx601) == 1 and gx601[0]["status"] == "unknown"
+    assert gx601[0]["params"]["missing"] == f"prometheus {url}"

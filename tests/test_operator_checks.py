@@ -28,7 +28,9 @@ def only(findings: list[Finding], code: str) -> list[Finding]:
 def test_healthy_cluster_has_no_warning_or_error(tmp_path: Path) -> None:
     findings = run(cluster(), tmp_path)
     assert failing(findings) == []
-    assert [f for f in findings if f.status == Status.UNKNOWN] == []
+    # without nodes/ the CDI dirs are not collected: GX305 says so once, naming the input
+    assert [(f.code, f.params.get("nodes")) for f in findings if f.status == Status.UNKNOWN] \
+        in ([], [("GX305", ["gpu-0", "gpu-1"])])
 
 
 @pytest.mark.parametrize(("cause", "cause_id"), [

@@ -30,8 +30,10 @@ flags:
   failOnInitError: true
   nvidiaDriverRoot: /run/nvidia/driver
   gdsEnabled: false
+  gdrcopyEnabled: false
   mofedEnabled: false
   plugin:
+    sharedDevicesAllocationPolicy: packed
     passDeviceSpecs: true
     deviceListStrategy: [cdi-annotations, cdi-cri]
     deviceIDStrategy: uuid
@@ -42,10 +44,6 @@ flags:
     sleepInterval: 60s
     outputFile: /etc/kubernetes/node-feature-discovery/features.d/gfd
     machineTypeFile: /sys/class/dmi/id/product_name
-resources:
-  gpus:
-  - pattern: "*A100*"
-    name: a100
 sharing:
   mps:
     resources:
@@ -78,7 +76,21 @@ def test_valid_documents_have_no_issue(doc: str) -> None:
     ("version: v1\nflags:\n  gfd:\n    sleepInterval: soon\n", "flags.gfd.sleepInterval", True),
     ("version: v1\nflags:\n  failOnInitError: \"yes\"\n", "flags.failOnInitError", True),
     ("version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n"
-     "      replicas: 1\n", "sharing.timeSlicing.resources[0].replicas", False),
+     "      replicas: 1\n", "sharing.timeSlicing.resources[0].replicas", True),
+    # k8s-device-plugin@v0.20.0 cmd/nvidia-device-plugin/main.go validates the policy
+    ("version: v1\nflags:\n  plugin:\n    sharedDevicesAllocationPolicy: spread\n",
+     "flags.plugin.sharedDevicesAllocationPolicy", True),
+    # flags/env only (main.go), no json tag in PluginCommandLineFlags: ignored in the file
+    ("version: v1\nflags:\n  plugin:\n    nvidiaCDIHookPath: /usr/bin/nvidia-cdi-hook\n",
+     "flags.plugin.nvidiaCDIHookPath", False),
+    ("version: v1\nflags:\n  plugin:\n    driverRootCtrPath: /driver-root\n",
+     "flags.plugin.driverRootCtrPath", False),
+    # DisableResourceNamingInConfig drops resources and custom device lists (config.go)
+    ("version: v1\nresources:\n  gpus:\n  - pattern: \"*A100*\"\n    name: a100\n",
+     "resources", False),
+    ("version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n"
+     "      devices: [0, 1]\n      replicas: 4\n", "sharing.timeSlicing.resources[0].devices",
+     False),
     ("version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n"
      "      replicas: 0\n", "sharing.timeSlicing.resources[0].replicas", True),
     ("version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n",

@@ -79,8 +79,9 @@ def test_node_sharing_follows_label_then_default(write_bundle: WriteBundle) -> N
     assert ns["ts-2"].config.resources[0].advertised == "nvidia.com/gpu.shared"
     # 8 GPUs × 10 replicas = 80 advertised; GFD count stays physical
     r = rows[("ts-1", "nvidia.com/gpu")]
-    assert (r.capacity, r.physical_gpus, r.replicas, r.physical) == (80, 8, 10, 80)
-    assert rows[("ts-2", "nvidia.com/gpu.shared")].physical == 16
+    assert (r.capacity, r.physical_gpus, r.replicas, r.advertised_slots) == (80, 8, 10, 80)
+    assert r.physical == 8
+    assert rows[("ts-2", "nvidia.com/gpu.shared")].advertised_slots == 16
 
 
 def test_node_sharing_says_why_config_is_missing(write_bundle: WriteBundle) -> None:
@@ -169,3 +170,13 @@ def test_expected_advertisement_relates_config_labels_and_capacity(
     assert ts2.resource == "nvidia.com/gpu.shared" and ts2.expected == 16
     assert not ts2.labels_agree  # GFD still shows 2 replicas: the config is not applied yet
     assert exp["plain-1"][0].replicas == 4  # plain-1 has no label: the default key applies
+
+
+def test_one_replica_and_flag_keys_follow_the_plugin() -> None:
+    """k8s-device-plugin@v0.20.0 api/config/v1/replicas.go refuses ``replicas < 2`` (the whole
+    document fails to load); ``imex`` is a top-level key (config.go), not a flag, and
+    ``gdrcopyEnabled`` is a flag since v0.18.0 (flags.go)."""
+    one = parse_plugin_config(plugin_config(1))
+    assert "sharing.timeSlicing.resources[0].replicas" in {i.path for i in one.issues}
+    flags = parse_plugin_config("version: v1\nflags:\n  gdrcopyEnabled: true\n  imex: {}\n")
+    assert {i.path for i in flags.issues} == {"flags.imex"}

@@ -156,6 +156,8 @@ def xid_errors(snap: Snapshot) -> Iterator[Finding]:
                        node=nf.name, xid=code, mnemonic=info.mnemonic, meaning=info.meaning,
                        count=len(events), pci=pcis, where=", ".join(pcis), gpus=affected,
                        processes=procs,
+                       gpu_instances=sorted({x.gpu_instance for x in events
+                                             if x.gpu_instance is not None}),
                        first=events[0].line.ts_text, last=events[-1].line.ts_text,
                        critical=info.critical,
                        plugin=("marks the GPU unhealthy until the plugin restarts"

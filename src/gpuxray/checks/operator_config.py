@@ -14,7 +14,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 
-from gpuxray.checks.operator import gpu_nodes, node_subject
+from gpuxray.checks.operator import gpu_nodes, node_subject, operator_version
 from gpuxray.checks.registry import check
 from gpuxray.engines.capacity import gpu_resource_names
 from gpuxray.engines.operator import operand_pod_on, pod_matches, policy
@@ -81,9 +81,13 @@ def driver_os_mismatch(snap: Snapshot) -> Iterator[Finding]:
         yield from _crd_pools(snap, cp, nodes, cp_ev)
         return
     precompiled = driver.get("usePrecompiled") is True
+    found = operator_version(snap)
+    operator = found[0] if found is not None else None
     groups: dict[str, list[Node]] = defaultdict(list)
+    tag_of = {n.metadata.name: di.os_tag(n.status.node_info.os_image, operator,
+                                         n.metadata.labels) for n in nodes}
     for n in nodes:
-        groups[di.os_tag(n.status.node_info.os_image)].append(n)
+        groups[tag_of[n.metadata.name]].append(n)
     if len(groups) > 1:
         evs = [cp_ev]
         for tag, ns in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
@@ -96,13 +100,13 @@ def driver_os_mismatch(snap: Snapshot) -> Iterator[Finding]:
                                                     "is not true: they are not used"))
         yield fail("GX412", _cp_subject(cp), evs[:MAX_EVIDENCE], policy=cp.metadata.name,
                    os_tags=sorted(groups), nodes=sorted(n.metadata.name for n in nodes),
-                   os_by_node={n.metadata.name: di.os_tag(n.status.node_info.os_image)
-                               for n in nodes},
+                   os_by_node=tag_of,
                    detail=f"driver-container mode, but GPU nodes run {len(groups)} OS "
                           f"releases ({', '.join(sorted(groups))}); one driver image covers "
                           "one OS")
     if precompiled:
-        yield from _precompiled_tags(snap, nodes, str(driver.get("version") or ""), cp_ev)
+        yield from _precompiled_tags(snap, nodes, str(driver.get("version") or ""), cp_ev,
+                                     operator)
 
 
 def _crd_pools(snap: Snapshot, cp: CustomResource, nodes: list[Node],
@@ -135,7 +139,7 @@ _TAG = re.compile(r"/driver:(\S+)$")
 
 
 def _precompiled_tags(snap: Snapshot, nodes: list[Node], version: str,
-                      cp_ev: Evidence) -> Iterator[Finding]:
+                      cp_ev: Evidence, operator: str | None = None) -> Iterator[Finding]:
     """Precompiled: the driver pod on each node must run ``<branch>-<kernel>-<os>`` of that
     node's kernel; a pod on another tag means the kernel moved under it (seed §3, GX508)."""
     if not version or not snap.has(Input.OPERATOR_PODS):
@@ -144,7 +148,7 @@ def _precompiled_tags(snap: Snapshot, nodes: list[Node], version: str,
     for n in nodes:
         name = n.metadata.name
         want = di.precompiled_tag(branch, n.status.node_info.kernel_version,
-                                  n.status.node_info.os_image)
+                                  n.status.node_info.os_image, operator, n.metadata.labels)
         pod = operand_pod_on(snap, "nvidia-driver-daemonset", name) or _driver_pod(snap, name)
         if pod is None:
             continue

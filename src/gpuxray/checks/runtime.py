@@ -8,9 +8,13 @@ hook failing at container create although the handler exists (GX307).
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+import yaml
 
 from gpuxray.checks.registry import check
 from gpuxray.engines.capacity import GPU_PREFIXES, is_gpu_node, is_terminal
@@ -25,11 +29,13 @@ from gpuxray.engines.operator import (
 from gpuxray.engines.podscan import GPU_VENDOR, runtime_scan
 from gpuxray.engines.podtext import PodMatch, log_tail
 from gpuxray.engines.signatures import default_matcher
+from gpuxray.knowledge import cdi as cdik
 from gpuxray.knowledge import clusterpolicy as cpk
-from gpuxray.knowledge.operands import STAGES, stage_of
+from gpuxray.knowledge import support
+from gpuxray.knowledge.operands import DEVICE_PLUGIN, STAGES, stage_of
 from gpuxray.knowledge.signatures import CAUSE_BY_ID
 from gpuxray.model.factory import fail, unknown
-from gpuxray.model.finding import Evidence, Finding, Subject
+from gpuxray.model.finding import CLUSTER, Evidence, Finding, Subject
 from gpuxray.model.k8s import Container, Pod
 from gpuxray.model.snapshot import Input, Snapshot
 
@@ -291,14 +297,55 @@ def device_access_lost(snap: Snapshot) -> Iterator[Finding]:
     yield from _signature_check(snap, "GX306")
 
 
-def _cdi_spec_for_gpu(files: dict[str, str]) -> list[str]:
-    out = []
-    for path, text in files.items():
-        if (path.startswith(("etc/cdi/", "var/run/cdi/"))
-                and path.endswith((".yaml", ".yml", ".json"))
-                and re.search(r"kind\W+nvidia\.com/gpu", text)):
-            out.append(path)
+@dataclass(frozen=True, slots=True)
+class NodeSpec:
+    """One CDI spec file found on a node: its kind and device names (or why it is unreadable)."""
+
+    path: str
+    kind: str
+    devices: frozenset[str]
+    error: str = ""
+
+
+def node_cdi_specs(files: dict[str, str]) -> list[NodeSpec]:
+    """Every spec under containerd's default ``cdi_spec_dirs`` (``/etc/cdi``, ``/var/run/cdi``),
+    JSON (the device plugin's) or YAML (the toolkit's), by the kind it declares."""
+    out: list[NodeSpec] = []
+    for path in sorted(files):
+        if not path.startswith(cdik.CDI_DIRS) or not path.endswith((".yaml", ".yml", ".json")):
+            continue
+        text = files[path]
+        try:
+            doc = json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
+        except (ValueError, yaml.YAMLError) as e:
+            out.append(NodeSpec(path, "", frozenset(), f"unparsable: {str(e)[:120]}"))
+            continue
+        if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str):
+            out.append(NodeSpec(path, "", frozenset(), "no kind"))
+            continue
+        devs = doc.get("devices")
+        names = frozenset(str(d.get("name")) for d in devs if isinstance(d, dict)
+                          and d.get("name") is not None) if isinstance(devs, list) else frozenset()
+        out.append(NodeSpec(path, doc["kind"], names))
     return out
+
+
+def _running(pod: Pod | None) -> bool:
+    return pod is not None and pod.status.phase == "Running" and all(
+        st.ready for st in pod.status.container_statuses)
+
+
+def expected_cdi_specs(snap: Snapshot, cp_toolkit: bool, node: str) -> list[cdik.CdiSpec]:
+    """The specs the operator's components on ``node`` have written by now: the device plugin's
+    once its pod runs (it writes the spec at start), the toolkit's once its pod runs (when the
+    operator deploys the toolkit). ``/var/run`` is tmpfs, so a pod that has not run since boot
+    has written nothing; that is the pod's problem, reported by the operand checks."""
+    want: list[cdik.CdiSpec] = []
+    if _running(operand_pod_on(snap, DEVICE_PLUGIN, node)):
+        want.append(cdik.DEVICE_PLUGIN_SPEC)
+    if cp_toolkit and _running(operand_pod_on(snap, TOOLKIT_DS, node)):
+        want.append(cdik.TOOLKIT_SPEC)
+    return want
 
 
 CREATE_STUCK = ("ContainerCreating", "CreateContainerError", "RunContainerError")
@@ -319,17 +366,26 @@ def _stuck_gpu_pods(snap: Snapshot, node: str) -> list[Pod]:
 @check("GX305", needs=(Input.PODS,))
 def cdi_unresolvable(snap: Snapshot) -> Iterator[Finding]:
     """facts.md §5.5: since operator v25.10 CDI injects GPUs; a pod whose CDI names no spec on
-    the node resolves fails at create (``unresolvable CDI devices``). With host files collected
-    and CDI on, a GPU node with no ``nvidia.com/gpu`` CDI spec in ``/etc/cdi`` or
-    ``/var/run/cdi`` cannot start GPU pods. Without the node's files nothing is concluded about
-    its specs; when GPU pods there are stuck at create, that is reported as unknown."""
+    the node resolves fails at create (``unresolvable CDI devices``). With the node's CDI dirs
+    collected and CDI on, each operator component that runs there must have written its spec
+    under its own kind (knowledge/cdi.py): the device plugin ``k8s.device-plugin.nvidia.com/gpu``
+    with devices, the toolkit ``management.nvidia.com/gpu`` with ``all``. A host
+    ``nvidia.com/gpu`` spec is no substitute. Without the node's CDI dirs nothing is concluded
+    about its specs: the node is reported as unknown, naming them."""
     yield from _signature_check(snap, "GX305")
     cp = policy(snap)
-    if cp is None or not cpk.cdi_enabled(cp) or not snap.has(Input.NODES):
+    if cp is None or not snap.has(Input.NODES):
         return
+    from gpuxray.checks.operator import operator_version  # checks.operator imports this module
+
+    found = operator_version(snap)
+    if not cpk.cdi_enabled(cp, support.parse_version(found[0]) if found else None):
+        return
+    toolkit_on = cpk.component_enabled(cp, "toolkit")
     # pods whose own events/statuses already name the create-time cause need no node verdict
     decided = {(f.subject.namespace, f.subject.name) for code in ("GX301", "GX305", "GX307")
                for f in _signature_check(snap, code)}
+    gaps: list[tuple[str, str, list[Pod]]] = []
     for node in snap.nodes:
         name = node.metadata.name
         if not is_gpu_node(node):
@@ -342,27 +398,52 @@ def cdi_unresolvable(snap: Snapshot) -> Iterator[Finding]:
         if host is None or "etc/containerd/config.toml" not in host.files or unreadable:
             stuck = [p for p in _stuck_gpu_pods(snap, name)
                      if (p.metadata.namespace or "default", p.metadata.name) not in decided]
-            if stuck:
-                st = snap.state(Input.HOSTS)
-                missing = (f"nodes/{name}/files/{unreadable[0]}" if unreadable
-                           else f"nodes/{name}/files/etc/cdi, var/run/cdi")
-                yield unknown("GX305", Subject("Node", name), missing,
-                              "unreadable" if unreadable else (st.reason or "not collected"),
-                              evidence=[Evidence(snap.source(Input.PODS),
-                                                 f"{p.metadata.namespace}/{p.metadata.name} "
-                                                 "waits for container create")
-                                        for p in stuck[:4]])
+            why = (f"nodes/{name}/files/{unreadable[0]} unreadable" if unreadable
+                   else f"nodes/{name}/files/etc/cdi, var/run/cdi not collected")
+            gaps.append((name, why, stuck))
             continue
-        if _cdi_spec_for_gpu(host.files):
+        want = expected_cdi_specs(snap, toolkit_on, name)
+        specs = node_cdi_specs(host.files)
+        by_kind: dict[str, list[NodeSpec]] = {}
+        for sp in specs:
+            by_kind.setdefault(sp.kind, []).append(sp)
+        missing = [w for w in want
+                   if not any(sp.devices for sp in by_kind.get(w.kind, []))
+                   or (w is cdik.TOOLKIT_SPEC
+                       and not any("all" in sp.devices for sp in by_kind.get(w.kind, [])))]
+        if not missing:
             continue
-        yield fail("GX305", Subject("Node", name), [
-            Evidence(host.source("files", "etc/cdi/"), "no CDI spec declaring kind nvidia.com/gpu"),
-            Evidence(host.source("files", "var/run/cdi/"),
-                     "no CDI spec declaring kind nvidia.com/gpu"),
-            Evidence(snap.source(Input.CLUSTERPOLICIES), "spec.cdi.enabled is on (default)")],
-                   node=name, subject_desc=name,
-                   detail=f"{name}: CDI is enabled but no CDI spec for nvidia.com/gpu was "
-                          "generated on the node")
+        evs = [Evidence(host.source("files", m.path),
+                        f"no CDI spec of kind {m.kind} in /etc/cdi or /var/run/cdi "
+                        f"(written by the {m.producer}, devices {m.devices})") for m in missing]
+        evs += [Evidence(host.source("files", sp.path),
+                         f"kind {sp.kind or '?'}: {sp.error or ', '.join(sorted(sp.devices))}")
+                for sp in specs[:3]]
+        evs.append(Evidence(snap.source(Input.CLUSTERPOLICIES), "spec.cdi.enabled is on"))
+        host_only = bool(by_kind.get(cdik.HOST_SPEC.kind))
+        yield fail("GX305", Subject("Node", name), evs[:MAX_EVIDENCE], node=name,
+                   subject_desc=name, missing_kinds=[m.kind for m in missing],
+                   spec_kinds=sorted(by_kind), host_spec_only=host_only,
+                   sources=[m.source for m in missing],
+                   detail=f"{name}: CDI is enabled but no spec of kind "
+                          f"{', '.join(m.kind for m in missing)} is on the node"
+                          + (" (a host nvidia.com/gpu spec does not resolve those names)"
+                             if host_only else ""))
+    if gaps:
+        names = [n for n, _w, _s in gaps]
+        stuck_ev = [Evidence(snap.source(Input.PODS), f"{p.metadata.namespace}/"
+                             f"{p.metadata.name} waits for container create")
+                    for _n, _w, ps in gaps for p in ps][:4]
+        subject = Subject("Node", names[0]) if len(names) == 1 else CLUSTER
+        path = (f"nodes/{names[0]}/files/etc/cdi, var/run/cdi" if len(names) == 1
+                else "nodes/*/files/etc/cdi, var/run/cdi")
+        st = snap.state(Input.HOSTS)
+        if not snap.has(Input.HOSTS):  # no host files at all: name that input, as others do
+            path = st.source
+        f = unknown("GX305", subject, path, st.reason or "not collected",
+                    evidence=[*stuck_ev, *(Evidence(f"nodes/{n}/files/var/run/cdi", w)
+                                           for n, w, _s in gaps[:10])])
+        yield replace(f, params={**f.params, "nodes": names})
 
 
 # ----- GX307 -----------------------------------------------------------------------------

@@ -100,8 +100,8 @@ def command(output: str, node_name: str | None, show_pods: bool, **kw: Any) -> i
             ["node", "resource", "sharing", "physical", "capacity", "allocatable", "allocated",
              "free", "unhealthy", "util %", "fb used MiB", "power W", "notes"],
             ([r.node, r.resource, r.sharing,
-              None if r.physical is None else (f"{r.physical_gpus}x{r.replicas}"
-                                               if (r.replicas or 1) > 1 else r.physical),
+              (f"{r.physical_gpus}x{r.replicas}" if (r.replicas or 1) > 1
+               and r.physical_gpus is not None else r.physical),
               r.capacity, r.allocatable, r.allocated if r.allocated_known else "?",
               r.free if r.allocated_known else "?",
               r.unhealthy, *_used_cells(used[(r.node, r.resource)]), _notes(r)] for r in rows),

@@ -17,6 +17,7 @@ from gpuxray.cli.common import (
     source_from_kwargs,
     source_options,
 )
+from gpuxray.cli.usage_opts import usage_from_kwargs, usage_options, with_usage
 from gpuxray.model.finding import Finding
 from gpuxray.model.snapshot import Snapshot
 from gpuxray.render import json as render_json
@@ -44,11 +45,15 @@ def emit_findings(findings: list[Finding], output: str, snap: Snapshot,
               help="Only namespaced findings of this namespace (node and cluster findings stay).")
 @click.option("--all-namespaces", "-A", is_flag=True, default=False,
               help="Findings of every namespace (the default; overrides -n).")
+@usage_options
 def command(output: str, fail_on: str, codes: tuple[str, ...], namespace: str | None,
             all_namespaces: bool, **kw: Any) -> int:
     """Run every check and report findings by layer and subject."""
+    url, window, policy = usage_from_kwargs(kw)
     opts = source_from_kwargs(kw)
-    with open_snapshot(opts) as snap:
+    with open_snapshot(opts) as snap0:
+        # GX601 judges idleness over the Prometheus window when one is given, as capacity does
+        snap = with_usage(snap0, url, window, policy)
         findings = run_all(snap, codes or None)
         if namespace and not all_namespaces:
             findings = [f for f in findings if f.subject.namespace in (None, namespace)]

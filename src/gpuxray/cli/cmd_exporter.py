@@ -17,14 +17,19 @@ import click
 from gpuxray.checks.engine import run_all
 from gpuxray.cli import reports
 from gpuxray.cli.common import SourceOpts, open_snapshot, source_from_kwargs, source_options
+from gpuxray.cli.usage_opts import usage_from_kwargs, usage_options, with_usage
 from gpuxray.errors import UsageError
 from gpuxray.exporter import MIN_INTERVAL_S, Analysis, Exporter
+from gpuxray.model.usage import IdlePolicy
 from gpuxray.render.metrics import RunResult, exposition
 
 
-def _analyser(opts: SourceOpts) -> Any:
+def _analyser(opts: SourceOpts, url: str | None = None, window: str = "3h",
+              policy: IdlePolicy | None = None) -> Any:
     def analyse() -> Analysis:
-        with open_snapshot(opts) as snap:
+        with open_snapshot(opts) as snap0:
+            # each run reads the Prometheus window afresh, so GX601 follows the history
+            snap = with_usage(snap0, url, window, policy or IdlePolicy())
             findings = run_all(snap)
             rows = reports.capacity_dicts(snap) or []
             return findings, rows, snap.origin
@@ -42,10 +47,12 @@ def _analyser(opts: SourceOpts) -> Any:
               help="Seconds between analyses (one snapshot each; runs never overlap).")
 @click.option("--once", is_flag=True, default=False,
               help="Analyse once, print the metrics to stdout and exit.")
+@usage_options
 def command(port: int, address: str, interval: int, once: bool, **kw: Any) -> int:
     """Expose findings and GPU capacity as Prometheus metrics."""
+    url, window, policy = usage_from_kwargs(kw)
     opts = dataclasses.replace(source_from_kwargs(kw), quiet=True)
-    analyse = _analyser(opts)
+    analyse = _analyser(opts, url, window, policy)
     if once:
         import time
 

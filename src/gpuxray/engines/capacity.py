@@ -170,6 +170,9 @@ class GpuRow:
     # where ``allocated`` comes from: bound pods, a ``kubectl describe node`` sum (must-gather),
     # or nowhere — then it is unknown, never a silent 0
     allocated_source: str = "pods"
+    # physical GPUs behind the row (CODES.md ``physical``): GFD's count for whole GPUs, the
+    # MIG layout's GPU count under the single strategy, None for one MIG profile (mixed)
+    gpus: int | None = None
 
     @property
     def allocated_known(self) -> bool:
@@ -185,7 +188,12 @@ class GpuRow:
 
     @property
     def physical(self) -> int | None:
-        """Expected advertisement: physical GPUs × replicas, where GFD labels say so."""
+        """Physical GPUs (CODES.md: integer or null)."""
+        return self.gpus
+
+    @property
+    def advertised_slots(self) -> int | None:
+        """Expected advertisement: devices GFD counts × replicas, where its labels say so."""
         if self.physical_gpus is None:
             return None
         return self.physical_gpus * (self.replicas or 1)
@@ -297,6 +305,8 @@ def node_rows(snap: Snapshot, node: Node) -> list[GpuRow]:
     rows = []
     for res in gpu_resource_names(node):
         base = label_base(res)
+        mode = sharing_mode(node, res)
+        devices = _label_int(labels, f"{base}.count")
         if pods_known:
             allocated, source = int(acct.allocated.get(name, {}).get(res, Fraction(0))), "pods"
         elif res in described:
@@ -309,15 +319,28 @@ def node_rows(snap: Snapshot, node: Node) -> list[GpuRow]:
             capacity=int(safe_quantity(node.status.capacity.get(res))),
             allocatable=int(safe_quantity(node.status.allocatable.get(res))),
             allocated=allocated,
-            sharing=sharing_mode(node, res),
-            physical_gpus=_label_int(labels, f"{base}.count"),
+            sharing=mode,
+            physical_gpus=devices,
             replicas=_label_int(labels, f"{base}.replicas"),
             schedulable=node_schedulable(node),
             taints=tuple(str(t) for t in node.spec.taints),
             holders=sorted(acct.holders.get((name, res), []), key=lambda h: (h.namespace, h.pod)),
             allocated_source=source,
+            gpus=(None if mode == "mig-mixed" else _mig_single_gpus(snap, name)
+                  if mode == "mig-single" else devices),
         ))
     return rows
+
+
+def _mig_single_gpus(snap: Snapshot, node: str) -> int | None:
+    """Under ``mig.strategy=single`` GFD's ``nvidia.com/gpu.count`` counts MIG devices
+    (k8s-device-plugin internal/lm/mig-strategy.go); the physical count comes from the layout."""
+    from gpuxray.engines.migstate import node_mig_states
+
+    for st in node_mig_states(snap):
+        if st.node == node:
+            return st.gpus
+    return None
 
 
 def is_gpu_node(node: Node) -> bool:
@@ -349,11 +372,13 @@ def _rows(snap: Snapshot, nodes: Iterable[Node]) -> list[GpuRow]:
         r = node_rows(snap, node)
         if not r:  # a labelled GPU node that advertises nothing: show it, never hide it
             labels = node.metadata.labels
-            r = [GpuRow(node.metadata.name, "nvidia.com/gpu", 0, 0, 0,
-                        sharing_mode(node, "nvidia.com/gpu"),
-                        _label_int(labels, "nvidia.com/gpu.count"),
+            mode = sharing_mode(node, "nvidia.com/gpu")
+            count = _label_int(labels, "nvidia.com/gpu.count")
+            r = [GpuRow(node.metadata.name, "nvidia.com/gpu", 0, 0, 0, mode, count,
                         _label_int(labels, "nvidia.com/gpu.replicas"),
                         node_schedulable(node), tuple(str(t) for t in node.spec.taints),
-                        name_present=False)]
+                        name_present=False,
+                        gpus=(_mig_single_gpus(snap, node.metadata.name)
+                              if mode == "mig-single" else count))]
         rows.extend(r)
     return rows

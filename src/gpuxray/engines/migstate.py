@@ -33,6 +33,7 @@ class NodeMigState:
     key: str = ""
     missing: str | None = None  # why the layout cannot be worked out
     missing_input: str | None = None
+    gpus: int | None = None  # physical GPUs, when derivable
 
 
 def mig_configmap_name(snap: Snapshot) -> str:
@@ -140,5 +141,5 @@ def node_mig_states(snap: Snapshot) -> tuple[NodeMigState, ...]:
                                                   "nvidia.com/gpu.count"))
             continue
         out.append(NodeMigState(name, want, model, layout_for(cfg, want, model, gpus), csrc,
-                                cm_name, key))
+                                cm_name, key, gpus=gpus))
     return tuple(out)

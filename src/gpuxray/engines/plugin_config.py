@@ -92,11 +92,19 @@ def _walk(node: pk.Node, value: Any, path: str, homes: dict[str, list[str]],
             homes_ = tuple(sorted(set(elsewhere)))
             out.append(Issue(sub, "misplaced: the plugin ignores it here; it belongs under "
                                   + " or ".join(homes_), kind="misplaced", belongs=homes_))
+        elif path == "flags.plugin" and key in pk.FLAG_ONLY_KEYS:
+            out.append(Issue(sub, "not a config-file key: the plugin reads it only as "
+                                  f"{pk.FLAG_ONLY_KEYS[key]}; here it is ignored",
+                             kind="unknown-key"))
         else:
             out.append(Issue(sub, "unknown key: the plugin ignores it", kind="unknown-key"))
 
 
 def _sharing_rules(doc: dict[str, Any], out: list[Issue]) -> None:
+    res = doc.get("resources")
+    if isinstance(res, dict) and any(res.get(k) for k in ("gpus", "mig")):
+        out.append(Issue("resources", "ignored by the plugin (customizing resources in the "
+                                      "config is disabled)", kind="ignored"))
     sharing = doc.get("sharing")
     if not isinstance(sharing, dict):
         return
@@ -122,13 +130,21 @@ def _sharing_rules(doc: dict[str, Any], out: list[Issue]) -> None:
                 out.append(Issue(f"{p}.replicas", "required", True, "required"))
             elif isinstance(reps, int) and not isinstance(reps, bool) and \
                     reps < pk.MIN_SHARING_REPLICAS:
-                out.append(Issue(f"{p}.replicas", f"{reps} replica(s) share nothing: sharing "
-                                                  f"needs at least {pk.MIN_SHARING_REPLICAS}",
-                                 reps < 1))
+                out.append(Issue(f"{p}.replicas", f"{reps}: the plugin refuses the whole "
+                                                  "document (number of replicas must be >= "
+                                                  f"{pk.MIN_SHARING_REPLICAS})", True))
+            default_rename = f"{name}.shared" if isinstance(name, str) else None
             for k in pk.IGNORED_RESOURCE_KEYS:
-                if k in r:
-                    out.append(Issue(f"{p}.{k}", "ignored by the plugin (resource renaming in "
-                                                 "the config is disabled)", kind="ignored"))
+                if k not in r:
+                    continue
+                if k == "devices" and r[k] == "all":
+                    continue
+                if k == "rename" and rep.get("renameByDefault") is True \
+                        and r[k] == default_rename:
+                    continue
+                out.append(Issue(f"{p}.{k}", "ignored by the plugin (custom resource names and "
+                                             "device lists in the config are disabled)",
+                                 kind="ignored"))
 
 
 @functools.lru_cache(maxsize=64)

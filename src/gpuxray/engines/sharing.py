@@ -26,20 +26,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuxray.engines.mig import ConfigIssue
+from gpuxray.knowledge.plugin_config import MIN_SHARING_REPLICAS, SCHEMA, Group
 from gpuxray.model.k8s import ConfigMap, Node
 from gpuxray.model.snapshot import Input, Snapshot
 
 LABEL_PLUGIN_CONFIG = "nvidia.com/device-plugin.config"
 
+
+def _flags_group() -> Group:
+    g = SCHEMA.fields["flags"]
+    assert isinstance(g, Group)
+    return g
+
+
 _TOP_KEYS = frozenset({"version", "flags", "resources", "sharing", "imex"})
 _SHARING_KEYS = frozenset({"timeSlicing", "mps"})
 _REPLICATED_KEYS = frozenset({"renameByDefault", "failRequestsGreaterThanOne", "resources"})
 _RESOURCE_KEYS = frozenset({"name", "rename", "devices", "replicas"})
-# Flags of k8s-device-plugin's config (api/config/v1/flags.go); others are ignored by the plugin.
-_FLAG_KEYS = frozenset({
-    "migStrategy", "failOnInitError", "mpsRoot", "nvidiaDriverRoot", "nvidiaDevRoot",
-    "gdsEnabled", "mofedEnabled", "useNodeFeatureAPI", "deviceDiscoveryStrategy", "plugin",
-    "gfd", "imex"})
+# Flags of k8s-device-plugin's config, from the schema table (api/config/v1/flags.go; ``imex``
+# is a top-level key, not a flag); others are ignored by the plugin.
+_FLAG_KEYS = frozenset(_flags_group().fields)
 # Keys users put under ``flags`` that belong to ``sharing.timeSlicing`` (or ``.mps``).
 _MISPLACED = _REPLICATED_KEYS | {"timeSlicing", "mps", "replicas", "sharing"}
 MIG_STRATEGIES = frozenset({"none", "single", "mixed"})
@@ -129,9 +135,11 @@ def _replicated(path: str, raw: Any, issues: list[ConfigIssue]
             issues.append(ConfigIssue(f"{rp}.name", "only nvidia.com/gpu and nvidia.com/mig-* "
                                                     "can be shared"))
         reps = r.get("replicas")
-        if not isinstance(reps, int) or isinstance(reps, bool) or reps < 1:
-            issues.append(ConfigIssue(f"{rp}.replicas", f"must be a whole number ≥ 1, not "
-                                                        f"{reps!r}"))
+        if not isinstance(reps, int) or isinstance(reps, bool) or reps < MIN_SHARING_REPLICAS:
+            # ReplicatedResource.UnmarshalJSON: "number of replicas must be >= 2", and the
+            # whole document fails to load
+            issues.append(ConfigIssue(f"{rp}.replicas", f"must be a whole number ≥ "
+                                                        f"{MIN_SHARING_REPLICAS}, not {reps!r}"))
             continue
         for ignored in ("rename", "devices"):
             if ignored in r and not (ignored == "devices" and r[ignored] == "all"):

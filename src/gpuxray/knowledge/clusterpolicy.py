@@ -83,9 +83,17 @@ def component_enabled(cp: CustomResource, key: str, default: bool = True) -> boo
     return default if v is None else bool(v)
 
 
-def cdi_enabled(cp: CustomResource) -> bool:
-    """CDI is the default since v25.10.0: ``IsEnabled()`` is true when unset (facts.md §5.5)."""
+# ``CDIConfigSpec.IsEnabled()`` on an unset field: false up to v25.3.x, true from v25.10.0
+# (NVIDIA/gpu-operator@v25.3.4 and @v25.10.0:api/nvidia/v1/clusterpolicy_types.go).
+CDI_DEFAULT_ON_SINCE = (25, 10, 0)
+
+
+def cdi_enabled(cp: CustomResource, operator: tuple[int, int, int] | None = None) -> bool:
+    """CDI is the default since v25.10.0: ``IsEnabled()`` is true when unset (facts.md §5.5);
+    an older ``operator`` release (when known) reads unset as off."""
     v = _get(cp.spec, "cdi", "enabled")
+    if v is None and operator is not None and operator < CDI_DEFAULT_ON_SINCE:
+        return False
     return v is not False
 
 

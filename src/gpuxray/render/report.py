@@ -96,12 +96,11 @@ def capacity_columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 def physical_text(row: Mapping[str, Any]) -> str:
     """``2x4`` for 2 GPUs shared 4 ways (time-slicing/MPS: seed §6), else the count or ``-``."""
     phys = row.get("physical")
-    if phys is None:
-        return "-"
-    gpus, replicas = row.get("physical_gpus"), row.get("replicas") or 1
-    if replicas > 1 and gpus is not None:
-        return f"{gpus}x{replicas}"
-    return str(phys)
+    devices = row.get("devices", row.get("physical_gpus"))
+    replicas = row.get("replicas") or 1
+    if replicas > 1 and devices is not None:
+        return f"{devices}x{replicas}"
+    return "-" if phys is None else str(phys)
 
 
 def used_text(used: Any) -> str:

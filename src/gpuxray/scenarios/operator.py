@@ -43,17 +43,21 @@ Knobs (``broken``: knob → value; a *node* value names one of ``gpu_nodes``):
                     the nvidia.com namespace or GFD keeps restarting (GX414)
 ==================  ==========================================================================
 
-GPU nodes that already have host files in the builder when this runs also get the CDI spec the
-toolkit writes (``var/run/cdi/nvidia.yaml``); call :func:`add_cdi_spec` for nodes whose host
-files are added later.
+GPU nodes that already have host files in the builder when this runs also get the CDI specs the
+toolkit and the device plugin write (``var/run/cdi/management.nvidia.com-gpu.yaml``,
+``var/run/cdi/k8s.device-plugin.nvidia.com-gpu.json``); call :func:`add_cdi_spec` for nodes
+whose host files are added later.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from gpuxray.knowledge import cdi as cdik
+from gpuxray.knowledge.driver_images import os_tag
 from gpuxray.knowledge.operands import OPERANDS, Operand
 from gpuxray.scenarios.builder import OPERATOR_NS, ClusterBuilder, meta, uid
+from gpuxray.scenarios.cdi import device_plugin_spec, management_spec
 
 Obj = dict[str, Any]
 
@@ -173,34 +177,21 @@ def _covers(op: Operand, node: Obj) -> bool:
     return True
 
 
-CDI_SPEC = """---
-cdiVersion: 0.5.0
-kind: nvidia.com/gpu
-devices:
-- name: "0"
-  containerEdits:
-    deviceNodes:
-    - path: /dev/nvidia0
-- name: all
-  containerEdits:
-    deviceNodes:
-    - path: /dev/nvidia0
-containerEdits:
-  env:
-  - NVIDIA_VISIBLE_DEVICES=void
-  deviceNodes:
-  - path: /dev/nvidiactl
-  - path: /dev/nvidia-uvm
-  hooks:
-  - hookName: createContainer
-    path: /usr/local/nvidia/toolkit/nvidia-cdi-hook
-    args: [nvidia-cdi-hook, update-ldcache, --folder, /usr/lib/x86_64-linux-gnu]
-"""
-
-
-def add_cdi_spec(b: ClusterBuilder, node: str) -> None:
-    """The CDI spec the toolkit generates on a node when CDI is enabled (facts.md §5.5)."""
-    b.host_file(node, "var/run/cdi/nvidia.yaml", CDI_SPEC)
+def add_cdi_spec(b: ClusterBuilder, node: str, *, toolkit: bool = True,
+                 device_plugin: bool = True, mig_per_gpu: int = 0) -> None:
+    """The CDI specs the operator's components write on a node when CDI is enabled
+    (knowledge/cdi.py): the toolkit's ``management.nvidia.com/gpu`` and the device plugin's
+    ``k8s.device-plugin.nvidia.com/gpu``, sized from the node's GPU count label."""
+    labels = b.find("nodes", node)["metadata"]["labels"]
+    gpus = int(labels.get("nvidia.com/gpu.count", "0") or 0) or 1
+    if mig_per_gpu:
+        gpus = max(1, gpus // max(1, mig_per_gpu)) if labels.get("nvidia.com/mig.strategy") \
+            == "single" else gpus
+    if toolkit:
+        b.host_file(node, cdik.TOOLKIT_SPEC.path, management_spec(gpus))
+    if device_plugin:
+        b.host_file(node, cdik.DEVICE_PLUGIN_SPEC.path,
+                    device_plugin_spec(node, gpus, mig_per_gpu=mig_per_gpu))
 
 
 def add_gpu_operator(b: ClusterBuilder, gpu_nodes: list[str], *, version: str = "v25.10.1",
@@ -317,11 +308,11 @@ KNOBS = frozenset({"driver", "toolkit", "handler", "dcgm-exporter", "dcgm-profil
                    "upgrade", "labels", "taint", "plugin-config", "clusterpolicy",
                    "runtime-hook", "os-mix", "plugin-config-invalid", "gfd-labels"})
 
-# os-mix: osImage, kernelVersion and the driver image's OS tag of the odd node
-OS_MIX: dict[str, tuple[str, str, str]] = {
-    "rocky": ("Rocky Linux 9.4 (Blue Onyx)", "5.14.0-427.13.1.el9_4.x86_64", "rocky9.4"),
-    "rhel": ("Red Hat Enterprise Linux 9.4 (Plow)", "5.14.0-427.42.1.el9_4.x86_64", "rhel9.4"),
-    "ubuntu24": ("Ubuntu 24.04.1 LTS", "6.8.0-49-generic", "ubuntu24.04"),
+# os-mix: osImage and kernelVersion of the odd node
+OS_MIX: dict[str, tuple[str, str]] = {
+    "rocky": ("Rocky Linux 9.4 (Blue Onyx)", "5.14.0-427.13.1.el9_4.x86_64"),
+    "rhel": ("Red Hat Enterprise Linux 9.4 (Plow)", "5.14.0-427.42.1.el9_4.x86_64"),
+    "ubuntu24": ("Ubuntu 24.04.1 LTS", "6.8.0-49-generic"),
 }
 
 # runtime-hook: what the kubelet reports for the GPU pod (containerd 1.7 + runc wording)
@@ -398,7 +389,7 @@ def _apply_node_knobs(b: ClusterBuilder, nodes: dict[str, Obj], broken: dict[str
         node = nodes[node_name]
         labels = node["metadata"].setdefault("labels", {})
         if knob == "os-mix":
-            os_image, kernel, _tag = OS_MIX.get(extra or "rocky", OS_MIX["rocky"])
+            os_image, kernel = OS_MIX.get(extra or "rocky", OS_MIX["rocky"])
             node["status"]["nodeInfo"]["osImage"] = os_image
             node["status"]["nodeInfo"]["kernelVersion"] = kernel
         elif knob == "plugin-config-invalid":
@@ -556,7 +547,9 @@ def _operand_pod(b: ClusterBuilder, ds: Obj, op: Operand, node: str, version: st
                 "\n")
     os_node, os_kind = _split(broken.get("os-mix", ""))
     if op.daemonset == "nvidia-driver-daemonset" and node == os_node:
-        tag = OS_MIX.get(os_kind or "rocky", OS_MIX["rocky"])[2]
+        # the tag the operator of ``version`` builds (knowledge/driver_images.py); the odd
+        # node's image is missing, since the pool's image is for the majority OS
+        tag = os_tag(OS_MIX.get(os_kind or "rocky", OS_MIX["rocky"])[0], version)
         image = f"nvcr.io/nvidia/driver:580.95.05-{tag}"
         cont_st = [_waiting("nvidia-driver-ctr", "ImagePullBackOff",
                             f"Back-off pulling image \"{image}\"")]

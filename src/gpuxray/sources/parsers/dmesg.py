@@ -53,6 +53,10 @@ class XidEvent:
     name: str
     text: str
     line: KernelLine
+    # MIG attribution: ``(PCI:0000:01:00 GPU-I:05 GPU-CI:02)`` — the GPU instance and compute
+    # instance the driver blamed (None on a line without it, i.e. non-MIG or unattributed)
+    gpu_instance: int | None = None
+    compute_instance: int | None = None
 
 
 class Signature(enum.StrEnum):
@@ -91,8 +95,14 @@ KERNEL_SIGNATURES: tuple[tuple[Signature, tuple[str, ...], re.Pattern[str]], ...
         r"system not yet initialized", re.I)),
 )
 
+# The three forms the driver prints (NVIDIA/open-gpu-kernel-modules
+# src/nvidia/src/kernel/gpu/rc/kernel_rc.c, krcReportXid): ``(PCI:%04x:%02x:%02x)``, with MIG
+# attribution ``(PCI:… GPU-I:%02u)`` and ``(PCI:… GPU-I:%02u GPU-CI:%02u)``; the A100 memory-error
+# guide shows ``NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: …``
+# (docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/).
 _XID = re.compile(
-    r"NVRM: Xid \((?:PCI:)?(?P<pci>[0-9A-Fa-f:.]+)\):\s*(?P<xid>\d+)\s*,?\s*(?P<rest>.*)$")
+    r"NVRM: Xid \((?:PCI:)?(?P<pci>[0-9A-Fa-f:.]+)(?:\s+GPU-I:(?P<gi>\d+))?"
+    r"(?:\s+GPU-CI:(?P<ci>\d+))?\):\s*(?P<xid>\d+)\s*,?\s*(?P<rest>.*)$")
 _XID_PID = re.compile(r"\bpid=\s*'?(?P<pid><unknown>|\d+)'?")
 _XID_NAME = re.compile(r"\bname=\s*(?P<name>[^,]*)")
 _MONTHS = {m: i for i, m in enumerate(
@@ -164,7 +174,9 @@ def parse_kernel_log(text: str) -> KernelLog:
             xids.append(XidEvent(
                 xid=int(xm.group("xid")), pci=_norm_pci(xm.group("pci")),
                 pid=pm.group("pid") if pm else "", name=nm.group("name").strip() if nm else "",
-                text=rest, line=kl))
+                text=rest, line=kl,
+                gpu_instance=int(xm.group("gi")) if xm.group("gi") else None,
+                compute_instance=int(xm.group("ci")) if xm.group("ci") else None))
             continue
         low = msg.lower()
         for sig, needles, pat in KERNEL_SIGNATURES:
