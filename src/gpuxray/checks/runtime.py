@@ -22,6 +22,7 @@ from gpuxray.engines.operator import (
     blocked_init,
     operand_of_pod,
     operand_pod_on,
+    operator_release,
     pod_matches,
     pod_state,
     policy,
@@ -31,7 +32,6 @@ from gpuxray.engines.podtext import PodMatch, log_tail
 from gpuxray.engines.signatures import default_matcher
 from gpuxray.knowledge import cdi as cdik
 from gpuxray.knowledge import clusterpolicy as cpk
-from gpuxray.knowledge import support
 from gpuxray.knowledge.operands import DEVICE_PLUGIN, STAGES, stage_of
 from gpuxray.knowledge.signatures import CAUSE_BY_ID
 from gpuxray.model.factory import fail, unknown
@@ -376,10 +376,7 @@ def cdi_unresolvable(snap: Snapshot) -> Iterator[Finding]:
     cp = policy(snap)
     if cp is None or not snap.has(Input.NODES):
         return
-    from gpuxray.checks.operator import operator_version  # checks.operator imports this module
-
-    found = operator_version(snap)
-    if not cpk.cdi_enabled(cp, support.parse_version(found[0]) if found else None):
+    if not cpk.cdi_enabled(cp, operator_release(snap)):
         return
     toolkit_on = cpk.component_enabled(cp, "toolkit")
     # pods whose own events/statuses already name the create-time cause need no node verdict

@@ -52,6 +52,27 @@ def operand_pods(snap: Snapshot) -> dict[tuple[str, str], Pod]:
     return out
 
 
+def operator_release(snap: Snapshot) -> tuple[int, int, int] | None:
+    """The operator release from its Deployment or pod image, else the ClusterPolicy's
+    ``app.kubernetes.io/version`` label (the sources ``checks.operator.operator_version``
+    reports as evidence)."""
+    from gpuxray.knowledge.support import parse_version
+
+    for d in snap.deployments:
+        for c in d.spec.template.spec.containers:
+            if "/gpu-operator:" in c.image or c.image.startswith("gpu-operator:"):
+                return parse_version(c.image)
+    for p in snap.pods_by_namespace.get(snap.operator_namespace, []):
+        for c in p.spec.containers:
+            if "/gpu-operator:" in c.image:
+                return parse_version(c.image)
+    for cp in snap.clusterpolicies:
+        v = cp.metadata.labels.get("app.kubernetes.io/version")
+        if v:
+            return parse_version(v)
+    return None
+
+
 def operand_pod_on(snap: Snapshot, daemonset: str, node: str) -> Pod | None:
     return operand_pods(snap).get((daemonset, node))
 

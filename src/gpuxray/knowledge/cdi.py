@@ -17,6 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 CDI_DIRS = ("etc/cdi/", "var/run/cdi/")  # containerd's default cdi_spec_dirs, without the "/"
+SOURCES: dict[str, str] = {
+    "CDI_DIRS": "containerd/containerd@v2.1.4:internal/cri/config/config_unix.go "
+                "(CDISpecDirs: /etc/cdi, /var/run/cdi)",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +53,8 @@ HOST_SPEC = CdiSpec(
 DRA_SPEC = CdiSpec(
     "dra", "k8s.gpu.nvidia.com/device", "var/run/cdi/k8s.gpu.nvidia.com-device_base.yaml",
     "canonical device name",
-    "NVIDIA/k8s-dra-driver-gpu:cmd/gpu-kubelet-plugin/cdi.go (cdiVendor = \"k8s.\" + DriverName)")
+    "NVIDIA/k8s-dra-driver-gpu@51370e3e:cmd/gpu-kubelet-plugin/cdi.go "
+    "(cdiVendor = \"k8s.\" + DriverName)")
 SPECS: tuple[CdiSpec, ...] = (TOOLKIT_SPEC, DEVICE_PLUGIN_SPEC, HOST_SPEC, DRA_SPEC)
 
 # The device plugin's CRI container annotation (cdi-annotations), and the prefix the operator sets.

@@ -47,6 +47,13 @@ REASONS: dict[str, str] = {
     "NodeStatusExporterNotReady": "the node status exporter is not ready",
 }
 
+# Citations of the tables.
+SOURCES: dict[str, str] = {
+    "STATES": "NVIDIA/gpu-operator@v26.7.0:api/nvidia/v1/clusterpolicy_types.go "
+              "(+kubebuilder:validation:Enum=ignored;ready;notReady; Disabled)",
+    "REASONS": "NVIDIA/gpu-operator@v26.7.0:internal/conditions/consts.go",
+}
+
 _STATE_LIST = re.compile(r"states not ready:\s*\[([^\]]*)\]")
 _RECONCILE = re.compile(r"Failed to reconcile\s+(\S+?):")
 

@@ -39,6 +39,13 @@ OS_RELEASE: tuple[tuple[re.Pattern[str], str, str], ...] = (
 )
 
 
+SOURCES: dict[str, str] = {
+    "OS_RELEASE": "https://www.freedesktop.org/software/systemd/man/latest/os-release.html "
+                  "(ID, VERSION_ID, PRETTY_NAME); NVIDIA/gpu-operator@v26.7.0:"
+                  "controllers/object_controls.go (the IDs it keys on)",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class OsTagRule:
     """From operator release ``since``: IDs whose tag keeps only the major version

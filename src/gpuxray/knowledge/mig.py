@@ -115,8 +115,11 @@ def _model(name: str, memory_gb: float, names: tuple[str, ...], classes: tuple[P
     return GpuModel(name, memory_gb, mem, compute, top, profiles, pci_ids, derived, source)
 
 
-_A100 = "MIG User Guide; go-nvml a100 mock placements (facts.md §7)"
-_DERIVED = "facts.md §7 (placements derived from the A100 layout)"
+MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html"
+MIG_CONFIGMAP = "NVIDIA/gpu-operator@v26.7.0:assets/state-mig-manager/0400_configmap.yaml"
+_A100 = f"{MIG_GUIDE} (A100 table); {MIG_CONFIGMAP} (all-* counts, device filters)"
+_DERIVED = f"{MIG_CONFIGMAP} (all-* counts, device filters; placements derived from the A100 " \
+           "layout)"
 
 MODELS: dict[str, GpuModel] = {m.name: m for m in (
     _model("A100-40GB", 40,
@@ -124,14 +127,16 @@ MODELS: dict[str, GpuModel] = {m.name: m for m in (
            EIGHT_SLICE, (0x20B0, 0x20B1, 0x20F1, 0x20F6), derived=False, source=_A100),
     _model("A100-80GB", 80,
            ("1g.10gb", "1g.10gb+me", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"),
-           EIGHT_SLICE, (0x20B2, 0x20B5), derived=False, source=_A100),
+           # A800-80GB (0x20F3, 0x20F5) shares the group (configmap "A100-80GB, A800-80GB")
+           EIGHT_SLICE, (0x20B2, 0x20B5, 0x20F3, 0x20F5), derived=False, source=_A100),
     _model("A30-24GB", 24,
            ("1g.6gb", "1g.6gb+me", "2g.12gb", "2g.12gb+me", "4g.24gb"),
            FOUR_SLICE, (0x20B7,), derived=True,
-           source="MIG User Guide A30 table (placements derived)"),
+           source=f"{MIG_GUIDE} (A30 table; placements derived)"),
     _model("H100-80GB", 80,
            ("1g.10gb", "1g.10gb+me", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"),
-           EIGHT_SLICE, (0x2330, 0x2331), derived=True, source=_DERIVED),
+           # H800-80GB (0x2322, 0x2324) shares the group (configmap "H100-80GB, H800-80GB")
+           EIGHT_SLICE, (0x2330, 0x2331, 0x2322, 0x2324), derived=True, source=_DERIVED),
     _model("H100-94GB", 94,
            ("1g.12gb", "1g.12gb+me", "1g.24gb", "2g.24gb", "3g.47gb", "4g.47gb", "7g.94gb"),
            EIGHT_SLICE, (0x2321, 0x233A), derived=True, source=_DERIVED),
@@ -186,8 +191,21 @@ _PRODUCT_RULES: tuple[tuple[tuple[str, ...], float | None, str | None], ...] = (
     (("H100", "94GB"), None, "H100-94GB"),
     (("H100",), 94, "H100-94GB"),
     (("H100",), None, "H100-80GB"),
+    (("H800", "NVL"), None, "H100-94GB"),
+    (("H800",), None, "H100-80GB"),
+    (("A800",), None, "A100-80GB"),
     (("B200",), None, "B200"),
 )
+
+# Citations of the tables whose entries are plain values or have no source field.
+SOURCES: dict[str, str] = {
+    "EIGHT_SLICE": f"{MIG_GUIDE} (A100 placements: 8 memory / 7 compute slices)",
+    "FOUR_SLICE": f"{MIG_GUIDE} (A30: 4 slices)",
+    "_ALIASES": f"{MIG_GUIDE} (model names)",
+    "_PRODUCT_RULES": f"{MIG_CONFIGMAP} (per-model comments: H100-80GB, H800-80GB, A100-80GB, "
+                      "A800-80GB; H100 NVL, H800 NVL; ...); GFD nvidia.com/gpu.product is the "
+                      "NVML name (NVIDIA/k8s-device-plugin@v0.20.0:internal/lm/resource.go)",
+}
 
 
 def model_for_product(product: str, memory_mib: int | None = None) -> GpuModel | None:

@@ -32,6 +32,8 @@ class Stage:
     producer: str  # the DaemonSet whose pod makes the stage ready ("" = none in-cluster)
     container: str  # that pod's main container (where its log lines are)
     validation_file: str | None
+    source: str = ("NVIDIA/gpu-operator@v26.7.0:assets/state-operator-validation/"
+                   "0500_daemonset.yaml (validator init containers write the *-ready files)")
 
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
@@ -80,6 +82,7 @@ class Operand:
     extra_selector: tuple[tuple[str, str], ...] = ()
     default_on: bool = True  # deployed on every container-workload GPU node by default
     image: str = ""
+    source: str = ""  # the operator asset that defines the DaemonSet
 
     @property
     def deploy_label(self) -> str:
@@ -95,43 +98,67 @@ class Operand:
         return tuple(INIT_WAITS[c] for c in self.init if c in INIT_WAITS)
 
 
+OPERATOR_TAG = "NVIDIA/gpu-operator@v26.7.0"
+
+
+def _asset(path: str) -> str:
+    return f"{OPERATOR_TAG}:assets/{path} (same names at v25.10.1, v26.3.0)"
+
+
 # In state order (controllers/state_manager.go addState; facts.md §5.1).
 OPERANDS: tuple[Operand, ...] = (
     Operand("nvidia-driver-daemonset", "driver", "state-driver",
             ("k8s-driver-manager",), ("nvidia-driver-ctr",), False,
-            image="nvcr.io/nvidia/driver"),
+            image="nvcr.io/nvidia/driver",
+            source=_asset("state-driver/0500_daemonset.yaml")),
     Operand("nvidia-container-toolkit-daemonset", "container-toolkit", "state-container-toolkit",
             ("driver-validation",), ("nvidia-container-toolkit-ctr",), False,
-            image="nvcr.io/nvidia/k8s/container-toolkit"),
+            image="nvcr.io/nvidia/k8s/container-toolkit",
+            source=_asset("state-container-toolkit/0500_daemonset.yaml")),
     Operand("nvidia-operator-validator", "operator-validator", "state-operator-validation",
             ("driver-validation", "toolkit-validation", "cuda-validation", "plugin-validation"),
             ("nvidia-operator-validator",), True,
-            image="nvcr.io/nvidia/gpu-operator"),
+            image="nvcr.io/nvidia/gpu-operator",
+            source=_asset("state-operator-validation/0500_daemonset.yaml")),
     Operand("nvidia-device-plugin-daemonset", "device-plugin", "state-device-plugin",
             ("toolkit-validation", "config-manager-init"),
             ("nvidia-device-plugin", "config-manager"), True,
-            image="nvcr.io/nvidia/k8s-device-plugin"),
+            image="nvcr.io/nvidia/k8s-device-plugin",
+            source=_asset("state-device-plugin/0500_daemonset.yaml")),
     Operand("nvidia-device-plugin-mps-control-daemon", "device-plugin", "state-mps-control-daemon",
             ("toolkit-validation", "mps-control-daemon-mounts", "config-manager-init"),
             ("mps-control-daemon-ctr", "config-manager"), True,
             extra_selector=(("nvidia.com/mps.capable", "true"),), default_on=False,
-            image="nvcr.io/nvidia/k8s-device-plugin"),
+            image="nvcr.io/nvidia/k8s-device-plugin",
+            source=_asset("state-mps-control-daemon/0400_daemonset.yaml")),
     Operand("nvidia-dcgm", "dcgm", "state-dcgm", ("toolkit-validation",), ("nvidia-dcgm-ctr",),
-            True, default_on=False, image="nvcr.io/nvidia/cloud-native/dcgm"),
+            True, default_on=False, image="nvcr.io/nvidia/cloud-native/dcgm",
+            source=_asset("state-dcgm/0400_dcgm.yml")),
     Operand("nvidia-dcgm-exporter", "dcgm-exporter", "state-dcgm-exporter",
             ("toolkit-validation",), ("nvidia-dcgm-exporter",), True,
-            image="nvcr.io/nvidia/k8s/dcgm-exporter"),
+            image="nvcr.io/nvidia/k8s/dcgm-exporter",
+            source=_asset("state-dcgm-exporter/0800_daemonset.yaml")),
     Operand("gpu-feature-discovery", "gpu-feature-discovery", "gpu-feature-discovery",
             ("toolkit-validation", "config-manager-init"),
             ("gpu-feature-discovery", "config-manager"), True,
-            image="nvcr.io/nvidia/k8s-device-plugin"),
+            image="nvcr.io/nvidia/k8s-device-plugin",
+            source=_asset("gpu-feature-discovery/0500_daemonset.yaml")),
     Operand("nvidia-mig-manager", "mig-manager", "state-mig-manager", ("toolkit-validation",),
             ("nvidia-mig-manager",), True, default_on=False,
-            image="nvcr.io/nvidia/cloud-native/k8s-mig-manager"),
+            image="nvcr.io/nvidia/cloud-native/k8s-mig-manager",
+            source=_asset("state-mig-manager/0600_daemonset.yaml")),
     Operand("nvidia-node-status-exporter", "node-status-exporter", "state-node-status-exporter",
             (), ("nvidia-node-status-exporter",), False, default_on=False,
-            image="nvcr.io/nvidia/gpu-operator"),
+            image="nvcr.io/nvidia/gpu-operator",
+            source=_asset("state-node-status-exporter/0700_daemonset.yaml")),
 )
+
+# Citations of the tables whose entries are plain values.
+SOURCES: dict[str, str] = {
+    "INIT_WAITS": "NVIDIA/gpu-operator@v26.7.0:assets/*/0500_daemonset.yaml initContainers "
+                  "(driver-validation, toolkit-validation, config-manager-init, ...); "
+                  "controllers/object_controls.go TransformValidatorComponent",
+}
 
 BY_DAEMONSET: dict[str, Operand] = {o.daemonset: o for o in OPERANDS}
 BY_STATE: dict[str, Operand] = {o.state: o for o in OPERANDS}

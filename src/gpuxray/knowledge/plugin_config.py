@@ -134,6 +134,17 @@ FLAG_ONLY_KEYS = {"nvidiaCDIHookPath": "--nvidia-cdi-hook-path (NVIDIA_CDI_HOOK_
                   "driverRootCtrPath": "--driver-root-ctr-path (DRIVER_ROOT_CTR_PATH)"}
 
 
+# Citations of the tables whose entries are plain values.
+SOURCES: dict[str, str] = {
+    "SHAREABLE_PREFIXES": f"{DP}:api/config/v1/resources.go (NewResourceName: names live "
+                          "under nvidia.com/); internal/rm/rm.go (GPU and MIG resources)",
+    "IGNORED_RESOURCE_KEYS": f"{DP}:api/config/v1/replicas.go (disableResoureRenaming)",
+    "IGNORED_TOP_KEYS": f"{DP}:api/config/v1/config.go (DisableResourceNamingInConfig)",
+    "FLAG_ONLY_KEYS": f"{DP}:cmd/nvidia-device-plugin/main.go (flags), "
+                      "api/config/v1/flags.go (no json tag)",
+}
+
+
 def key_homes(schema: Group = SCHEMA, prefix: str = "") -> dict[str, list[str]]:
     """Every key name → the paths of the groups where it is valid (for "belongs under")."""
     out: dict[str, list[str]] = {}

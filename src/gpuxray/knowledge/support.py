@@ -19,6 +19,9 @@ OPERATOR_LINES: dict[tuple[int, int], str] = {
 }
 NEWEST_KNOWN = max(OPERATOR_LINES)
 
+PLATFORM_SUPPORT = ("https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/"
+                    "platform-support.html")
+
 _VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
 
 
@@ -60,6 +63,14 @@ PRODUCT_RULES: tuple[ProductRule, ...] = (
     ProductRule(r"rtx[- ]?pro|rtx[- ]?a[0-9]{4}|quadro", True, "professional"),
 )
 _COMPILED = tuple((re.compile(r.pattern, re.IGNORECASE), r) for r in PRODUCT_RULES)
+
+# Citations of the tables.
+SOURCES: dict[str, str] = {
+    "OPERATOR_LINES": f"{PLATFORM_SUPPORT} (\"26.7.x Supported / 26.3.x Deprecated / 25.10.x "
+                      "and lower End of Support\")",
+    "PRODUCT_RULES": f"{PLATFORM_SUPPORT} (supported NVIDIA GPUs)",
+    "_COMPILED": f"{PLATFORM_SUPPORT} (PRODUCT_RULES, compiled)",
+}
 
 
 def product_rule(product: str) -> ProductRule | None:

@@ -80,6 +80,13 @@ _ROWS: tuple[XidInfo, ...] = (
 
 XID_CATALOG: dict[int, XidInfo] = {x.xid: x for x in _ROWS}
 
+# Citations (the table's rows carry no per-row field: every row has the same three sources).
+_XID_SOURCES = ("NVIDIA/open-gpu-kernel-modules@0b7b8041:src/common/sdk/nvidia/inc/nverror.h "
+                "(mnemonics); NVIDIA/k8s-device-plugin@v0.20.0:internal/rm/health.go "
+                "(skipped application Xids; 109 since v0.17.1); "
+                "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html")
+SOURCES: dict[str, str] = {"XID_CATALOG": _XID_SOURCES, "_ROWS": _XID_SOURCES}
+
 # 155–176: NVLink software-defined, resource/channel retirement, fatal timeouts, DRAM/SRAM
 # and C2C failures (nverror.h; 176 = LAST). All critical to the plugin.
 _LATE_RANGE = range(155, 177)
