@@ -18,6 +18,7 @@ from gpuxray.cli.common import (
     source_options,
 )
 from gpuxray.cli.usage_opts import usage_from_kwargs, usage_options, with_usage
+from gpuxray.diagnose.incidents import snapshot_incidents
 from gpuxray.model.finding import Finding
 from gpuxray.model.snapshot import Snapshot
 from gpuxray.render import json as render_json
@@ -25,15 +26,19 @@ from gpuxray.render import text as render_text
 
 
 def emit_findings(findings: list[Finding], output: str, snap: Snapshot,
-                  extra: dict[str, Any] | None = None, title: str = "") -> None:
+                  extra: dict[str, Any] | None = None, title: str = "",
+                  expand: bool = False) -> None:
+    incidents = snapshot_incidents(snap, findings)
     if output == "json":
         doc_extra = {"source": snap.origin, **(extra or {})}
-        click.echo(render_json.render(findings, doc_extra), nl=False)
+        click.echo(render_json.render(findings, doc_extra, incidents), nl=False)
         return
     if output in reports.DOCUMENT_OUTPUTS:
-        reports.emit_findings(findings, output, snap, title or f"gpuxray check — {snap.origin}")
+        reports.emit_findings(findings, output, snap, title or f"gpuxray check — {snap.origin}",
+                              incidents=incidents)
         return
-    render_text.print_findings(out_console(), findings, title=title)
+    render_text.print_findings(out_console(), findings, title=title, incidents=incidents,
+                               expand=expand)
 
 
 @click.command("check")
@@ -46,8 +51,10 @@ def emit_findings(findings: list[Finding], output: str, snap: Snapshot,
 @click.option("--all-namespaces", "-A", is_flag=True, default=False,
               help="Findings of every namespace (the default; overrides -n).")
 @usage_options
+@click.option("--expand", is_flag=True, default=False,
+              help="Text: print identical findings on many subjects one by one, not folded.")
 def command(output: str, fail_on: str, codes: tuple[str, ...], namespace: str | None,
-            all_namespaces: bool, **kw: Any) -> int:
+            all_namespaces: bool, expand: bool, **kw: Any) -> int:
     """Run every check and report findings by layer and subject."""
     url, window, policy = usage_from_kwargs(kw)
     opts = source_from_kwargs(kw)
@@ -57,5 +64,6 @@ def command(output: str, fail_on: str, codes: tuple[str, ...], namespace: str | 
         findings = run_all(snap, codes or None)
         if namespace and not all_namespaces:
             findings = [f for f in findings if f.subject.namespace in (None, namespace)]
-        emit_findings(findings, output, snap, title=f"gpuxray check — {snap.origin}")
+        emit_findings(findings, output, snap, title=f"gpuxray check — {snap.origin}",
+                      expand=expand)
     return exit_code(findings, severity(fail_on))

@@ -11,6 +11,7 @@ from rich.rule import Rule
 
 from gpuxray.checks.engine import run_all
 from gpuxray.cli.common import out_console
+from gpuxray.diagnose.incidents import snapshot_incidents
 from gpuxray.diagnose.why import why
 from gpuxray.render import json as render_json
 from gpuxray.render import text as render_text
@@ -33,17 +34,18 @@ def command(save: str | None, output: str, **_: Any) -> int:
         build_demo().write(root)
         with open_bundle(root) as snap:
             findings = run_all(snap)
+            incidents = snapshot_incidents(snap, findings)
             d = why(snap, DEMO_POD)
             if output == "json":
-                click.echo(render_json.render(findings, {"source": "demo", "why": d.as_json()}),
-                           nl=False)
+                click.echo(render_json.render(findings, {"source": "demo", "why": d.as_json()},
+                                              incidents), nl=False)
                 return 0
             con = out_console()
             con.print(Rule(f"gpuxray why {DEMO_POD}   (example bundle: seed §5 incident)"))
             render_text.print_diagnosis(con, d)
             con.print()
             con.print(Rule("gpuxray check"))
-            render_text.print_findings(con, findings)
+            render_text.print_findings(con, findings, incidents=incidents, expand=False)
             if save:
                 con.print(f"\nBundle saved to {root}; try: gpuxray check --bundle {root}")
     return 0

@@ -16,6 +16,7 @@ import click
 
 from gpuxray.model.diagnosis import Diagnosis
 from gpuxray.model.finding import Finding, Status
+from gpuxray.model.incident import Incident
 from gpuxray.model.snapshot import Input, Snapshot
 
 if TYPE_CHECKING:
@@ -92,7 +93,8 @@ def merge_dicts(snap: Snapshot, findings: Sequence[Finding]) -> list[dict[str, A
     return out
 
 
-def emit_findings(findings: list[Finding], output: str, snap: Snapshot, title: str) -> None:
+def emit_findings(findings: list[Finding], output: str, snap: Snapshot, title: str,
+                  incidents: Sequence[Incident] = ()) -> None:
     from gpuxray.render import html as render_html
     from gpuxray.render import markdown as render_markdown
 
@@ -100,10 +102,12 @@ def emit_findings(findings: list[Finding], output: str, snap: Snapshot, title: s
     merge = merge_dicts(snap, findings)
     if output == "markdown":
         click.echo(render_markdown.render_findings(findings, title=title, source=snap.origin,
-                                                   capacity=caps, merge=merge), nl=False)
+                                                   capacity=caps, merge=merge,
+                                                   incidents=incidents), nl=False)
     else:
         click.echo(render_html.render_report(title=title, source=snap.origin, findings=findings,
-                                             capacity=caps, merge=merge, kind="check"),
+                                             capacity=caps, merge=merge, kind="check",
+                                             incidents=incidents),
                    nl=False)
 
 

@@ -13,13 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 from gpuxray.checks.registry import all_checks, run_check
+from gpuxray.diagnose.incidents import build_incidents, node_keys
 from gpuxray.engines import gate1
 from gpuxray.engines.admission import spec_gpu_problems
 from gpuxray.engines.capacity import gpu_requests, is_terminal
 from gpuxray.errors import UsageError
 from gpuxray.model.diagnosis import Diagnosis
 from gpuxray.model.factory import fail
-from gpuxray.model.finding import Finding, Status, Subject
+from gpuxray.model.finding import Finding, Severity, Status, Subject
 from gpuxray.model.k8s import Pod, Workload
 from gpuxray.model.snapshot import Input, Snapshot
 
@@ -80,6 +81,7 @@ def why_pod(snap: Snapshot, pod: Pod, diag: Diagnosis | None = None) -> Diagnosi
     ns = pod.metadata.namespace or "default"
     d = diag or Diagnosis(f"{ns}/{pod.metadata.name}", ns, pod.metadata.name)
     subj = Subject("Pod", pod.metadata.name, ns)
+    d.phase = pod.status.phase or ""
     d.add("pod object exists", "pass", f"phase {pod.status.phase}",
           [snap.ev(Input.PODS, f"{subj}: phase={pod.status.phase}")])
     if is_terminal(pod):
@@ -113,6 +115,7 @@ def why_pod(snap: Snapshot, pod: Pod, diag: Diagnosis | None = None) -> Diagnosi
     if g.verdict is not None:
         d.verdict = g.verdict
         _node_causes(snap, d, g.verdict)
+        _root_cause(d)
         return d
     if g.conclusion:
         d.conclusion = g.conclusion
@@ -125,6 +128,7 @@ def why_pod(snap: Snapshot, pod: Pod, diag: Diagnosis | None = None) -> Diagnosi
     verdict = walker(snap, pod, d)
     if verdict is not None:
         d.verdict = verdict
+        _root_cause(d)
     elif not gpu_requests(pod) and not d.conclusion:
         d.conclusion = "the pod requests no GPU"
     return d
@@ -132,7 +136,8 @@ def why_pod(snap: Snapshot, pod: Pod, diag: Diagnosis | None = None) -> Diagnosi
 
 # Node-level causes that make a node stop advertising or mark devices unhealthy (§2, §3, §5).
 NODE_CAUSES = ("GX411", "GX301", "GX307", "GX501", "GX509", "GX502", "GX403", "GX401", "GX402",
-               "GX404", "GX405", "GX407", "GX413", "GX505", "GX506", "GX507", "GX604")
+               "GX404", "GX405", "GX407", "GX413", "GX505", "GX506", "GX507", "GX604", "GX302",
+               "GX412", "GX414")
 
 
 def _node_causes(snap: Snapshot, d: Diagnosis, verdict: Finding) -> None:
@@ -149,7 +154,7 @@ def _node_causes(snap: Snapshot, d: Diagnosis, verdict: Finding) -> None:
         return
     found = _related_findings(
         snap, NODE_CAUSES,
-        lambda f: f.status == Status.FAIL and f.subject.kind == "Node" and f.subject.name in nodes)
+        lambda f: f.status == Status.FAIL and bool(node_keys(f) & nodes))
     if not found:
         d.add("why those nodes lack GPUs (node checks)", "unknown" if not snap.hosts else "pass",
               "no node-level cause found" + ("" if snap.hosts else
@@ -160,12 +165,28 @@ def _node_causes(snap: Snapshot, d: Diagnosis, verdict: Finding) -> None:
     by_node: dict[str, list[str]] = {}
     first_of_code: dict[str, Finding] = {}
     for f in found:
-        by_node.setdefault(f.subject.name, []).append(f"{f.code} {f.name}")
+        for n in sorted(node_keys(f) & nodes):
+            codes = by_node.setdefault(n, [])
+            if f"{f.code} {f.name}" not in codes:
+                codes.append(f"{f.code} {f.name}")
         first_of_code.setdefault(f.code, f)
     d.add("why those nodes lack GPUs (node checks)", "fail",
           "; ".join(f"{n}: {', '.join(c)}" for n, c in sorted(by_node.items())),
           [f.evidence[0] for f in list(first_of_code.values())[:4] if f.evidence])
     d.related.extend(found)
+
+
+def _root_cause(d: Diagnosis) -> None:
+    """Follow the causal model (``knowledge/causal.py``) from the verdict down through the
+    findings the walk gathered, to the root that explains it: the verdict says why the pod
+    waits, the root says what to fix."""
+    if d.verdict is None or not d.related:
+        return
+    for inc in build_incidents([d.verdict, *d.related], min_severity=Severity.INFO):
+        if any(f is d.verdict for f in inc.effects):
+            d.root_cause = inc.root
+            d.root_nodes = list(inc.root_nodes)
+            return
 
 
 def _runtime_walker() -> Callable[[Snapshot, Pod, Diagnosis], Finding | None] | None:

@@ -32,6 +32,11 @@ class Diagnosis:
     verdict: Finding | None = None
     related: list[Finding] = field(default_factory=list)
     conclusion: str = ""
+    #: the root the causal chain reached beneath the verdict (seed §4: never stop at the
+    #: event's line), with the nodes it is on; None when the verdict is its own root
+    root_cause: Finding | None = None
+    root_nodes: list[str] = field(default_factory=list)
+    phase: str = ""
 
     def add(self, step: str, result: Result, detail: str = "",
             evidence: tuple[Evidence, ...] | list[Evidence] = ()) -> Step:
@@ -47,4 +52,6 @@ class Diagnosis:
             "path": [s.as_json() for s in self.path],
             "related": [f.as_json() for f in self.related],
             "conclusion": self.conclusion,
+            "root_cause": self.root_cause.as_json() if self.root_cause else None,
+            "root_cause_nodes": list(self.root_nodes),
         }

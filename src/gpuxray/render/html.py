@@ -21,6 +21,7 @@ import jinja2
 from gpuxray import __version__
 from gpuxray.model.diagnosis import Diagnosis
 from gpuxray.model.finding import Finding
+from gpuxray.model.incident import Incident, root_verdict_text
 from gpuxray.render import report
 
 TEMPLATE = "report.html.j2"
@@ -140,7 +141,7 @@ def render_report(*, title: str, source: str, findings: Sequence[Finding] = (),
                   diagnosis: Diagnosis | None = None,
                   capacity: Sequence[Mapping[str, Any]] | None = None,
                   merge: Sequence[Mapping[str, Any]] = (),
-                  kind: str = "check") -> str:
+                  kind: str = "check", incidents: Sequence[Incident] = ()) -> str:
     """The whole document. ``findings`` are the report's findings (for ``why``: the verdict and
     related ones), ``capacity`` rows are ``reports.row_json`` dicts, ``merge`` optional
     containerd merge views (``report.from_dict`` shape)."""
@@ -152,6 +153,9 @@ def render_report(*, title: str, source: str, findings: Sequence[Finding] = (),
         "worst": report.worst(fl), "bucket": report.bucket,
         "diagnosis": diagnosis, "diagram": diagram(diagnosis) if diagnosis else None,
         "capacity": _capacity(capacity), "merge": report.merge_views(fl, merge),
-        "line_h": LINE_H, "pad": PAD,
+        "line_h": LINE_H, "pad": PAD, "incidents": report.incident_views(incidents),
+        "root_verdict": (root_verdict_text(diagnosis.root_cause, diagnosis.root_nodes,
+                                           diagnosis.verdict, diagnosis.phase)
+                         if diagnosis and diagnosis.root_cause and diagnosis.verdict else ""),
     }
     return _env().get_template(TEMPLATE).render(ctx)

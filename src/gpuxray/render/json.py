@@ -1,4 +1,8 @@
-"""The ``gpuxray/v1`` JSON document (CODES.md): one object on stdout, ``findings`` always there."""
+"""The ``gpuxray/v1`` JSON document (CODES.md): one object on stdout, ``findings`` always there.
+
+Extensions (docs/json.md): every finding carries a stable ``id``; ``check`` adds ``incidents``,
+whose ``root`` and ``effects`` name findings by that id. No CODES.md key changes meaning.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from typing import Any
 import msgspec
 
 from gpuxray.model.finding import Finding, Severity, Status
+from gpuxray.model.incident import Incident, finding_ids
 
 SCHEMA = "gpuxray/v1"
 
@@ -24,10 +29,17 @@ def summary(findings: list[Finding]) -> dict[str, Any]:
     return {**by_sev, "unknown": unknown, "total": len(findings)}
 
 
-def document(findings: Iterable[Finding], extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def document(findings: Iterable[Finding], extra: Mapping[str, Any] | None = None,
+             incidents: Iterable[Incident] | None = None) -> dict[str, Any]:
     fl = list(findings)
-    doc: dict[str, Any] = {"schema": SCHEMA, "findings": [f.as_json() for f in fl],
+    ids = finding_ids(fl)
+    doc: dict[str, Any] = {"schema": SCHEMA,
+                           "findings": [{"id": i, **f.as_json()} for f, i in zip(fl, ids,
+                                                                                 strict=True)],
                            "summary": summary(fl)}
+    if incidents is not None:
+        by_obj = {id(f): i for f, i in zip(fl, ids, strict=True)}
+        doc["incidents"] = [inc.as_json(by_obj) for inc in incidents]
     if extra:
         doc.update(extra)
     return doc
@@ -42,5 +54,6 @@ def dumps(doc: Any) -> str:
     return msgspec.json.format(raw, indent=2).decode() + "\n"
 
 
-def render(findings: Iterable[Finding], extra: Mapping[str, Any] | None = None) -> str:
-    return dumps(document(findings, extra))
+def render(findings: Iterable[Finding], extra: Mapping[str, Any] | None = None,
+           incidents: Iterable[Incident] | None = None) -> str:
+    return dumps(document(findings, extra, incidents))

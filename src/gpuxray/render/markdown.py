@@ -14,6 +14,7 @@ from typing import Any
 
 from gpuxray.model.diagnosis import Diagnosis
 from gpuxray.model.finding import Evidence, Finding, Status
+from gpuxray.model.incident import Incident, root_verdict_text
 from gpuxray.render import report
 
 MARK = {"pass": "✓", "fail": "✗", "unknown": "?", "info": "ℹ"}
@@ -133,10 +134,43 @@ def merge_section(views: Sequence[report.MergeView]) -> list[str]:
     return lines
 
 
+def incidents_section(incidents: Sequence[Incident]) -> list[str]:
+    """One block per incident: root, evidence, consequence chain as a nested list, impact,
+    remedy, and the read-only command that confirms the root (seed §7)."""
+    if not incidents:
+        return []
+    lines = [f"## Incidents ({len(incidents)}): each a root cause and what it explains", ""]
+    for v in report.incident_views(incidents):
+        lines += [f"### [{v.number}] {esc(v.headline)}", "",
+                  f"**{BADGE[v.severity]}** · **impact:** {esc(v.impact)}", "",
+                  esc(v.message), ""]
+        for source, detail in v.evidence:
+            lines.append(f"- {esc(detail)} — {code(source)}")
+        if v.evidence:
+            lines.append("")
+        if len(v.chain) > 1:
+            lines += ["Consequences:", ""]
+            for c in v.chain:
+                mark = "?" if c.unknown else "→" if c.depth else "●"
+                lines.append(f"{'  ' * c.depth}- {mark} {c.code} {esc(c.name)} — "
+                             f"{esc(c.subjects)}")
+            lines.append("")
+        for end in v.open_ends:
+            lines.append(f"- ? not evaluated: {esc(end)}")
+        if v.open_ends:
+            lines.append("")
+        if v.remedy:
+            lines += [f"**Remedy:** {esc(v.remedy)}", ""]
+        lines += [f"**Verify:** {code(v.verify)}", ""]
+    return lines
+
+
 def render_findings(findings: Sequence[Finding], *, title: str, source: str,
                     capacity: Sequence[Mapping[str, Any]] | None = None,
-                    merge: Sequence[Mapping[str, Any]] = ()) -> str:
+                    merge: Sequence[Mapping[str, Any]] = (),
+                    incidents: Sequence[Incident] = ()) -> str:
     lines = [f"# {esc(title)}", "", f"Source: {code(source)}", ""]
+    lines.extend(incidents_section(incidents))
     _summary(lines, findings)
     lines.append("## Findings")
     lines.append("")
@@ -163,6 +197,10 @@ def render_diagnosis(d: Diagnosis, *, source: str) -> str:
                      f"({report.bucket(d.verdict)})")
         lines.append("")
         lines.extend(finding_section(d.verdict, level=3))
+    if d.root_cause is not None and d.verdict is not None:
+        lines.append("**Root cause:** " + esc(root_verdict_text(d.root_cause, d.root_nodes,
+                                                                d.verdict, d.phase)))
+        lines.append("")
     if d.related:
         lines.append("## Related findings")
         lines.append("")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuxray.model.finding import Finding, Layer, Status
+from gpuxray.model.incident import Incident, short_list
 
 LAYER_TITLE: dict[Layer, str] = {
     Layer.ADMISSION: "Admission (1xx)",
@@ -225,3 +226,62 @@ def from_dict(d: Mapping[str, Any]) -> MergeView:
     v.runtimes = _as_list(d.get("runtimes"))
     v.lost_runtimes = _as_list(d.get("lost_runtimes"))
     return v
+
+
+# ----- incidents (seed §4: never stop at the event's line) ---------------------------------
+def subject_text(f: Finding) -> str:
+    """A subject as short as it stays unambiguous: ``gpu-2``, ``ml/train-llm-0``,
+    ``ClusterPolicy/cluster-policy``."""
+    s = f.subject
+    if s.kind == "Node":
+        return s.name
+    if s.kind == "Pod":
+        return f"{s.namespace}/{s.name}" if s.namespace else s.name
+    return str(s)[len(s.kind) + 1:] if s.kind in ("Cluster",) else str(s)
+
+
+def subjects_text(findings: Sequence[Finding], limit: int = 8) -> str:
+    return short_list(list(dict.fromkeys(subject_text(f) for f in findings)), limit)
+
+
+@dataclass(frozen=True, slots=True)
+class ChainLine:
+    depth: int
+    code: str
+    name: str
+    subjects: str
+    unknown: bool
+
+
+@dataclass(frozen=True, slots=True)
+class IncidentView:
+    """One incident as the document renderers print it: root, evidence, consequence chain,
+    impact, remedy and the command that confirms the root."""
+
+    number: int
+    id: str
+    severity: str
+    headline: str
+    message: str
+    evidence: tuple[tuple[str, str], ...]
+    chain: tuple[ChainLine, ...]
+    impact: str
+    open_ends: tuple[str, ...]
+    remedy: str
+    verify: str
+
+
+def incident_views(incidents: Sequence[Incident], evidence_limit: int = 3) -> list[IncidentView]:
+    out: list[IncidentView] = []
+    for n, inc in enumerate(incidents, 1):
+        r = inc.root
+        chain = tuple(ChainLine(c.depth, c.code, c.name, subjects_text(c.findings),
+                                all(f.status == Status.UNKNOWN for f in c.findings))
+                      for c in inc.chain)
+        ends = tuple(f"{f.code} {f.name} ({subject_text(f)}): {f.message}"
+                     for f in inc.open_ends)
+        out.append(IncidentView(
+            n, inc.id, inc.severity.label, inc.headline(), r.message,
+            tuple((e.source, e.detail) for e in r.evidence[:evidence_limit]), chain,
+            inc.impact_line(), ends, r.remedy, inc.verify))
+    return out

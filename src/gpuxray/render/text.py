@@ -18,6 +18,8 @@ from rich.tree import Tree
 
 from gpuxray.model.diagnosis import Diagnosis
 from gpuxray.model.finding import Finding, Layer, Severity, Status
+from gpuxray.model.incident import Incident, root_verdict_text
+from gpuxray.render import report
 
 SEV_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 RESULT_STYLE = {"pass": "green", "fail": "bold red", "unknown": "magenta", "info": "cyan"}
@@ -64,13 +66,87 @@ def finding_block(f: Finding, *, evidence_limit: int = 6, remedy: bool = True) -
     return Group(*parts)
 
 
-def print_findings(console: Console, findings: Sequence[Finding], *, title: str = "") -> None:
+def print_incidents(console: Console, incidents: Sequence[Incident]) -> None:
+    """One block per incident, highest impact first: root, evidence, consequence chain as a
+    tree, impact, remedy, and the read-only command that confirms the root (seed §7)."""
+    if not incidents:
+        return
+    console.print(Text(f"Incidents ({len(incidents)}): each a root cause and what it explains",
+                       style="bold underline"))
+    for v in report.incident_views(incidents, evidence_limit=2):
+        head = Text(f"[{v.number}] ")
+        head.append(f"{v.severity.upper():7} ", style=SEV_STYLE[Severity.parse(v.severity)])
+        head.append(v.headline, style="bold")
+        console.print()
+        console.print(head)
+        body: list[Any] = [_indented(Text("impact: " + v.impact, style="bold"))]
+        body.append(_indented(Text(v.message)))
+        for source, detail in v.evidence:
+            line = Text(detail)
+            line.append(f"  [{source}]", style="dim")
+            body.append(_indented(line, "· "))
+        tree = _chain_tree(v.chain)
+        if tree is not None:
+            body.append(Padding(tree, (0, 0, 0, 4), expand=False))
+        for end in v.open_ends:
+            body.append(_indented(Text(end, style="magenta"), "? not evaluated: ", "magenta"))
+        if v.remedy:
+            body.append(_indented(Text(v.remedy, style="green"), "→ ", "green"))
+        body.append(_indented(Text(v.verify, style="bold"), "verify: ", "dim"))
+        console.print(Group(*body))
+    console.print()
+
+
+def _chain_tree(chain: Sequence[report.ChainLine]) -> Tree | None:
+    if len(chain) < 2:
+        return None
+    nodes: list[Tree] = []
+    root: Tree | None = None
+    for c in chain:
+        label = Text(f"{c.code} {c.name}", style="magenta" if c.unknown else "bold")
+        label.append(f"  {c.subjects}")
+        if root is None:
+            root = Tree(label, guide_style="dim")
+            nodes = [root]
+            continue
+        nodes = nodes[:c.depth]
+        node = nodes[-1].add(label)
+        nodes.append(node)
+    return root
+
+
+def fold_groups(findings: Sequence[Finding]) -> list[list[Finding]]:
+    """Identical findings on many subjects (same code, status and severity) as one group, in
+    the order their first member appears."""
+    groups: dict[tuple[str, str, int], list[Finding]] = {}
+    for f in findings:
+        groups.setdefault((f.code, f.status.value, int(f.severity)), []).append(f)
+    return list(groups.values())
+
+
+def folded_block(group: Sequence[Finding]) -> Group:
+    """A group as one line naming every subject, then the first member's message and evidence
+    as the example (``--expand`` prints each member)."""
+    f = group[0]
+    t = finding_label(f)
+    t.append(f" (+{len(group) - 1}: {report.subjects_text(group[1:], limit=12)})")
+    parts: list[Any] = [t]
+    inner = finding_block(f, evidence_limit=2)
+    parts.extend(list(inner.renderables)[1:])
+    return Group(*parts)
+
+
+def print_findings(console: Console, findings: Sequence[Finding], *, title: str = "",
+                   incidents: Sequence[Incident] | None = None, expand: bool = True) -> None:
     if title:
         console.print(Text(title, style="bold underline"))
     if not findings:
         console.print(Text("No findings: every check that ran had the evidence it needed and "
                            "found nothing wrong.", style="green"))
         return
+    if incidents:
+        print_incidents(console, incidents)
+        console.print(Text("Findings by layer", style="bold underline"))
     by_layer: dict[Layer, list[Finding]] = defaultdict(list)
     for f in findings:
         by_layer[f.layer].append(f)
@@ -79,13 +155,14 @@ def print_findings(console: Console, findings: Sequence[Finding], *, title: str 
         if not fl:
             continue
         console.print(Text(LAYER_TITLE[layer], style="bold"))
-        for f in fl:
-            console.print(finding_block(f))
+        for group in ([[f] for f in fl] if expand else fold_groups(fl)):
+            console.print(finding_block(group[0]) if len(group) == 1 else folded_block(group))
         console.print()
-    print_summary(console, findings)
+    print_summary(console, findings, incidents)
 
 
-def print_summary(console: Console, findings: Iterable[Finding]) -> None:
+def print_summary(console: Console, findings: Iterable[Finding],
+                  incidents: Sequence[Incident] | None = None) -> None:
     counts: dict[str, int] = defaultdict(int)
     for f in findings:
         counts["unknown" if f.status == Status.UNKNOWN else f.severity.label] += 1
@@ -93,6 +170,8 @@ def print_summary(console: Console, findings: Iterable[Finding]) -> None:
     for key, style in (("error", "bold red"), ("warning", "yellow"), ("info", "cyan"),
                        ("unknown", "magenta")):
         t.append(f"{counts.get(key, 0)} {key}  ", style=style)
+    if incidents is not None:
+        t.append(f"in {len(incidents)} incident(s)", style="bold")
     console.print(t)
 
 
@@ -199,14 +278,27 @@ def print_diagnosis(console: Console, d: Diagnosis) -> None:
     if d.verdict is None:
         console.print(Text("Verdict: " + (d.conclusion or "no GPU problem found for this pod"),
                            style="green"))
-    else:
-        v = Text("Verdict: ", style="bold")
-        v.append(f"{d.verdict.code} {d.verdict.name}", style=SEV_STYLE[d.verdict.severity])
-        console.print(v)
-        console.print(finding_block(d.verdict))
+        return
+    root = d.root_cause
+    head = Text("Why the pod waits: " if root else "Verdict: ", style="bold")
+    head.append(f"{d.verdict.code} {d.verdict.name}", style=SEV_STYLE[d.verdict.severity])
+    console.print(head)
+    console.print(finding_block(d.verdict))
     if d.related:
         console.print()
         console.print(Text("Underlying causes on those nodes (see `gpuxray check` for all "
                            "evidence):", style="bold"))
         for f in d.related:
-            console.print(finding_block(f, evidence_limit=1, remedy=f is d.related[0]))
+            console.print(finding_block(f, evidence_limit=1, remedy=f is root))
+    if root is not None:
+        console.print()
+        console.print(root_verdict(d))
+
+
+def root_verdict(d: Diagnosis) -> Text:
+    """The root the walk reached, then the gate step the pod waits at."""
+    root, verdict = d.root_cause, d.verdict
+    assert root is not None and verdict is not None
+    t = Text("Verdict: ", style="bold")
+    t.append(root_verdict_text(root, d.root_nodes, verdict, d.phase))
+    return t

@@ -115,7 +115,9 @@ NO_RUNTIME = ('Failed to create pod sandbox: rpc error: code = Unknown desc = fa
               'sandbox runtime: no runtime for "nvidia" is configured')
 
 
-def _node_files(b: ClusterBuilder, node: str, *, registry_dropin: bool) -> None:
+def node_files(b: ClusterBuilder, node: str, *, registry_dropin: bool) -> None:
+    """The host files of one GPU node of the example: containerd config (with or without the
+    registry drop-in), unit, journal, modules, PCI devices, kernel log, apt settings."""
     b.host_file(node, "etc/containerd/config.toml", CONFIG_TOML)
     b.host_file(node, "etc/containerd/conf.d/99-nvidia.toml", NVIDIA_DROPIN)
     stat = ("/etc/containerd/config.toml 1763625600\n"
@@ -159,7 +161,7 @@ def build_demo() -> ClusterBuilder:
     b.node("gpu-2", gpus=2, capacity=0, allocatable=0, taints=[GPU_TAINT])
     b.node("gpu-3", gpus=2, capacity=0, allocatable=0, taints=[GPU_TAINT])
     for n in ("gpu-1", "gpu-2", "gpu-3"):
-        _node_files(b, n, registry_dropin=n != "gpu-1")
+        node_files(b, n, registry_dropin=n != "gpu-1")
     # The GPU Operator (healthy release); on gpu-2/gpu-3 the nvidia handler is gone, so operand
     # pods with runtimeClassName nvidia fail sandbox creation and the plugin never starts.
     add_gpu_operator(b, ["gpu-1", "gpu-2", "gpu-3"], version="v26.7.1",
