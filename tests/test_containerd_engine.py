@@ -243,17 +243,41 @@ def test_mixed_versions_v2_root_v3_dropin_ignores_root_cri() -> None:
     assert "nvidia" in b.runtimes and b.lost == []
 
 
-def test_mixed_versions_v3_root_v2_dropin_migration_overwrites_runtime() -> None:
+def test_mixed_versions_v3_root_v2_dropin_migration_fills_only_missing_keys() -> None:
+    """facts.md §0: since 2.0.2 the v2->v3 migration of the merged config (version 2, the last
+    one stated) takes only keys the v3 section lacks: the root's runtimes stay, the registry
+    moves to the images plugin. 2.0.0-2.0.1 assigned the v2 map wholesale."""
     root = (f'version = 3\nimports = ["/etc/containerd/conf.d/*.toml"]\n'
             f'[{CRI_RT3}.containerd.runtimes.nvidia]\nruntime_type = "io.containerd.runc.v2"\n'
             f'[{CRI_RT3}.containerd.runtimes.runc]\nruntime_type = "io.containerd.runc.v2"\n')
     a = run({ROOT: root, f"{CONF_D}/registry.toml": REGISTRY_DROPIN}, "2.1.4")
     assert a.config_version == 2
-    assert "nvidia" not in a.runtimes
-    assert {(k.culprit, k.reason) for k in a.lost} == {(f"{CONF_D}/registry.toml",
-                                                        "migration-overwrote")}
+    assert a.runtimes == ["nvidia", "runc"] and a.lost == []
     assert a.effective["io.containerd.cri.v1.images"]["registry"]["config_path"] == \
         "/etc/containerd/certs.d"
+    b = run({ROOT: root, f"{CONF_D}/registry.toml": REGISTRY_DROPIN}, "2.0.1")
+    assert "nvidia" not in b.runtimes
+    assert {(k.culprit, k.reason) for k in b.lost} == {(f"{CONF_D}/registry.toml",
+                                                        "migration-overwrote")}
+
+
+def test_mixed_versions_v3_root_runtimes_table_keeps_v2_dropin_runtimes_out() -> None:
+    """facts.md §0: a v3 root with a runtimes table and the toolkit's v2 drop-in on 2.1-2.2:
+    the drop-in's nvidia runtime vanishes, its default_runtime_name is taken (the root had
+    none), and the root is named as the file whose key kept them out; 2.3 keeps them."""
+    root = (f'version = 3\nimports = ["/etc/containerd/conf.d/*.toml"]\n'
+            f'[{CRI_RT3}.containerd.runtimes.runc.options]\nSystemdCgroup = true\n')
+    drop = (f'version = 2\n[{CRI}.containerd]\ndefault_runtime_name = "nvidia"\n'
+            f'[{CRI}.containerd.runtimes.nvidia]\nruntime_type = "io.containerd.runc.v2"\n')
+    a = run({ROOT: root, f"{CONF_D}/99-nvidia.toml": drop}, "2.2.7")
+    assert a.runtimes == ["runc"] and a.default_runtime == "nvidia"
+    assert a.lost_runtimes == ["nvidia"]
+    assert {(k.file, k.culprit, k.reason, k.blocking_key, k.blocked_by) for k in a.lost} == {
+        (f"{CONF_D}/99-nvidia.toml", f"{CONF_D}/99-nvidia.toml", "migration-kept",
+         "containerd.runtimes", (ROOT,))}
+    assert kinds(a) == [ProblemKind.CRI_DEFAULT_RUNTIME]
+    b = run({ROOT: root, f"{CONF_D}/99-nvidia.toml": drop}, "2.3.7")
+    assert b.runtimes == ["nvidia", "runc"] and b.lost == [] and b.problems == []
 
 
 @pytest.mark.parametrize(("version", "refused"), [("2.3.0", True), ("2.3.4", True),

@@ -8,9 +8,9 @@ CNI and CDI — what GPU pods depend on.
 Provenance:
 - 1.x values are VERIFIED against ``containerd config dump`` of Debian's 1.6.20 (no CDI keys in
   1.6; ``enable_cdi``/``cdi_spec_dirs`` appeared in 1.7, default off).
-- 2.x values are pinned from containerd's documented defaults for the v3 layout
-  (``io.containerd.cri.v1.runtime`` / ``io.containerd.cri.v1.images``) and are not verified
-  against a binary here.
+- 1.7 and 2.x values are VERIFIED against ``containerd config default``/``config dump`` of the
+  releases tests/test_containerd_versions.py runs (1.7.27, 2.0.14, 2.1.9, 2.2.9, 2.3.4, 2.3.7,
+  2.4.2); only the keys the checks read are modelled.
 """
 
 from __future__ import annotations
@@ -79,10 +79,29 @@ def _cri_1x(ver: Ver) -> dict[str, Any]:
     return cri
 
 
-def _cri_2x() -> dict[str, dict[str, Any]]:
+#: The 2.x sandbox (pause) image default (``internal/cri/config/config.go``
+#: ``DefaultSandboxImage``): 3.10 in 2.0/2.1, 3.10.1 in 2.2, 3.10.2 from 2.3 — measured on 2.0.14,
+#: 2.1.9, 2.2.9, 2.3.4, 2.3.7 and 2.4.2 (the patch release that moved each line is not pinned).
+_SANDBOX_2X: tuple[tuple[Ver, str], ...] = (
+    ((2, 3, 0), "registry.k8s.io/pause:3.10.2"),
+    ((2, 2, 0), "registry.k8s.io/pause:3.10.1"),
+    ((0, 0, 0), "registry.k8s.io/pause:3.10"),
+)
+
+#: 2.4 has no ``enable_cdi`` switch: CDI is always on and the key is an unknown one (ignored
+#: with a warning). VERIFIED: ``containerd/containerd@v2.4.2:internal/cri/config/config.go`` has
+#: no such field and the 2.4.2 dump prints none.
+CDI_ALWAYS_ON_FROM: Ver = (2, 4, 0)
+
+
+def _sandbox_2x(ver: Ver) -> str:
+    return next(img for lo, img in _SANDBOX_2X if ver >= lo)
+
+
+def _cri_2x(ver: Ver) -> dict[str, dict[str, Any]]:
     return {
         CRI_RUNTIME_V3: {
-            "enable_cdi": True,
+            **({} if ver >= CDI_ALWAYS_ON_FROM else {"enable_cdi": True}),
             "cdi_spec_dirs": ["/etc/cdi", "/var/run/cdi"],
             "cni": {"bin_dirs": ["/opt/cni/bin"], "conf_dir": "/etc/cni/net.d",
                     "max_conf_num": 1},
@@ -94,7 +113,7 @@ def _cri_2x() -> dict[str, dict[str, Any]]:
         },
         CRI_IMAGES_V3: {
             "snapshotter": "overlayfs",
-            "pinned_images": {"sandbox": "registry.k8s.io/pause:3.10"},
+            "pinned_images": {"sandbox": _sandbox_2x(ver)},
             "registry": {"config_path": ""},
         },
     }
@@ -104,13 +123,18 @@ def plugin_defaults(line: Line, ver: Ver) -> dict[str, dict[str, Any]]:
     """Built-in defaults of the modelled plugins, keyed by the line's plugin URI."""
     if line is Line.V1:
         return {CRI_V2: _cri_1x(ver)}
-    return _cri_2x()
+    return _cri_2x(ver)
 
 
 #: Maps that a plugin section *replaces* instead of merging into the defaults when decoded:
-#: VERIFIED on 1.6.20 — a section that names any runtime loses the default ``runc``. Assumed
-#: the same for 2.x (not verified here).
+#: VERIFIED on 1.6.20 and 1.7.27 — a section that names any runtime loses the default ``runc``.
+#: 2.x decodes into the default map, so ``runc`` stays next to what the files add (facts.md §0,
+#: VERIFIED on every 2.x binary).
 REPLACED_MAPS: tuple[tuple[str, ...], ...] = (("containerd", "runtimes"),)
+
+
+def replaced_maps(line: Line) -> tuple[tuple[str, ...], ...]:
+    return REPLACED_MAPS if line is Line.V1 else ()
 
 
 def runtime_plugin(line: Line) -> str:

@@ -30,6 +30,7 @@ class Problem:
     source: str        # how evidence cites it
     detail: str
     fatal: bool        # containerd (or its CRI plugin) would not start with this config
+    daemon: str | None = None  # the daemon's own error line, where the release prints one
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +52,10 @@ class LostKey:
     value: Any
     file: str          # the file that set it
     culprit: str       # the file whose content or version made it disappear
-    reason: str        # replaced | ignored-version | migration-overwrote
+    reason: str        # replaced | ignored-version | migration-overwrote | migration-kept
+    #: migration-kept: the files whose v3 key (``blocking_key``) kept this v2 setting out
+    blocked_by: tuple[str, ...] = ()
+    blocking_key: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ class Line(enum.StrEnum):
 
     V1 = "1.x"        # mergeConfig: plugin sections replaced per key
     V2 = "2.0-2.2"    # deep merge, v2->v3 CRI migration once on the merged config
-    V23 = "2.3"       # deep merge after per-file migration to version 4
+    V23 = "2.3"       # deep merge after per-file migration to version 4 (2.3 and later)
 
 
 def line_of(v: Ver) -> Line:
@@ -52,9 +52,19 @@ def max_config_version(v: Ver) -> int | None:
     return None
 
 
-#: 2.3.0–2.3.4 refuse a drop-in whose version is higher than the root's (facts.md §1.3); the
-#: revert (commit 1125b053f) was in no tag at the time of the facts.
+#: 2.3.0–2.3.4 refuse a drop-in whose version is higher than the first version a loaded file
+#: stated (``containerd/containerd@v2.3.4:cmd/containerd/server/config/config.go``,
+#: ``LoadConfigWithPlugins``); 2.3.5 dropped the check (commit 1125b053f; VERIFIED: 2.3.5,
+#: 2.3.6, 2.3.7 and 2.4.2 have no such check, and the 2.3.7/2.4.2 binaries load such trees).
 REFUSE_HIGHER_DROPIN = ((2, 3, 0), (2, 3, 4))
+
+#: 2.0.0–2.0.1 migrate a v2 ``grpc.v1.cri`` map over the v3 runtime section wholesale;
+#: 2.0.2 (commit 468079c5c) takes only the keys the v3 section lacks (facts.md §0).
+MIGRATION_FILLS_FROM: Ver = (2, 0, 2)
+
+
+def migration_wholesale(v: Ver) -> bool:
+    return (2, 0, 0) <= v < MIGRATION_FILLS_FROM
 
 
 def refuses_higher_dropin(v: Ver) -> bool:
