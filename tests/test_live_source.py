@@ -143,7 +143,11 @@ def test_collect_writes_a_bundle_atomically(kubeconfig: str, tmp_path: Path,
     assert manifest["source"] == {"kind": "live", "context": "gpuxray-serve",
                                   "server": server.url}
     assert manifest["operator_namespace"] == "gpu-operator"
-    assert [e["what"] for e in manifest["errors"]] == ["cluster/nvidiadrivers.json"]
+    # optional APIs the served bundle lacks answer 404: recorded, not fatal
+    assert [e["what"] for e in manifest["errors"]] == [
+        "cluster/nvidiadrivers.json", "cluster/deviceclasses.json",
+        "cluster/resourceslices.json", "cluster/resourceclaims.json",
+        "cluster/resourceclaimtemplates.json", "cluster/computedomains.json"]
     with open_bundle(out) as snap:
         assert not snap.has(Input.NVIDIADRIVERS)
         assert snap.state(Input.NVIDIADRIVERS).reason.startswith("404")

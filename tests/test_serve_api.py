@@ -56,7 +56,7 @@ def test_discovery_lists_every_group_and_resource(store: BundleStore) -> None:
     code, groups = get(store, "/apis")
     gv = {v["groupVersion"] for g in groups["groups"] for v in g["versions"]}
     assert gv == {"apps/v1", "batch/v1", "node.k8s.io/v1", "nvidia.com/v1",
-                  "nvidia.com/v1alpha1"}
+                  "nvidia.com/v1alpha1", "resource.k8s.io/v1", "resource.nvidia.com/v1beta1"}
     _, nv = get(store, "/apis/nvidia.com/v1")
     assert [r["name"] for r in nv["resources"]] == ["clusterpolicies"]
     _, nva = get(store, "/apis/nvidia.com/v1alpha1")

@@ -9,7 +9,13 @@ import pytest
 
 from gpuxray.engines.signatures import MAX_LINE, Matcher, default_matcher, rank
 from gpuxray.knowledge.codes import CATALOG
-from gpuxray.knowledge.signatures import CAUSE_BY_ID, CAUSES, DISTINGUISH, SIGNATURES
+from gpuxray.knowledge.signatures import (
+    CAUSE_BY_ID,
+    CAUSES,
+    DISTINGUISH,
+    DRA_EXAMPLES,
+    SIGNATURES,
+)
 
 EXAMPLES: dict[str, str] = {
     "exceeded-quota": 'Error creating: pods "a-1" is forbidden: exceeded quota: gpu-quota, '
@@ -96,6 +102,9 @@ EXAMPLES: dict[str, str] = {
     "nfd-label-denied": 'denied label "nvidia.com/gpu.product": namespace not allowed',
     "init-status": "nvidia-device-plugin-daemonset-9b4rk   0/1   Init:0/1   0   22m",
 }
+
+
+EXAMPLES.update(DRA_EXAMPLES)  # the DRA block keeps its real-format lines with its sources
 
 
 def test_every_signature_has_an_example() -> None:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from gpuxray.checks.operator import gpu_nodes, node_subject, operator_version
 from gpuxray.checks.registry import check
 from gpuxray.engines.capacity import gpu_resource_names
+from gpuxray.engines.dra import serves_gpus_through_dra
 from gpuxray.engines.operator import operand_pod_on, pod_matches, policy
 from gpuxray.engines.plugin_config import ConfigRef, config_ref, find_configmap, validate
 from gpuxray.engines.signatures import default_matcher
@@ -375,6 +376,9 @@ def gfd_labels_missing(snap: Snapshot) -> Iterator[Finding]:
         name = node.metadata.name
         labels = node.metadata.labels
         missing = [k for k in GFD_LABELS if not labels.get(k)]
+        if (missing and labels.get("nvidia.com/gpu.deploy.gpu-feature-discovery") != "true"
+                and serves_gpus_through_dra(snap, node)):
+            continue  # GPUs handed out by the DRA driver: no GFD deployed, none needed
         churn, restarts = _churn(snap, name) if snap.has(Input.OPERATOR_PODS) else ([], {})
         if not missing and not churn and not denials:
             continue

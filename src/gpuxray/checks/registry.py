@@ -55,9 +55,9 @@ def check(code: str, *, needs: tuple[Input, ...] = ()) -> Callable[[CheckFn], Ch
 #: step with the modules by a test, so ``capacity`` can load only its own checks.
 MODULES_BY_SERIES: dict[str, tuple[str, ...]] = {
     "GX1": ("admission",),
-    "GX2": ("scheduling",),
-    "GX3": ("runtime", "containerd"),
-    "GX4": ("operator", "operator_config", "node"),
+    "GX2": ("scheduling", "dra"),
+    "GX3": ("runtime", "containerd", "dra"),
+    "GX4": ("operator", "operator_config", "node", "dra"),
     "GX5": ("containerd", "node"),
     "GX6": ("capacity",),
 }

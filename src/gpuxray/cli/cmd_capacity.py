@@ -19,6 +19,7 @@ from gpuxray.cli.common import (
 from gpuxray.cli.reports import row_json
 from gpuxray.cli.usage_opts import usage_from_kwargs, usage_options, with_usage
 from gpuxray.engines.capacity import GpuRow, capacity_rows
+from gpuxray.engines.dra_capacity import dra_pods, dra_row_usage, dra_rows
 from gpuxray.engines.usage import PodUsage, RowUsage, pod_usage, row_usage, usage_of
 from gpuxray.errors import UsageError
 from gpuxray.model.finding import Finding
@@ -68,8 +69,11 @@ def command(output: str, node_name: str | None, show_pods: bool, **kw: Any) -> i
                 raise UsageError(f"node {node_name!r} not found in {snap.origin}")
             nodes = [node]
         rows = capacity_rows(snap, nodes)
-        pods_known = all(r.allocated_known for r in rows)
+        drows = dra_rows(snap, nodes)
         used = {(r.node, r.resource): row_usage(snap, r) for r in rows}
+        used.update({(r.node, r.resource): dra_row_usage(snap, r) for r in drows})
+        rows = [*rows, *drows]
+        pods_known = all(r.allocated_known for r in rows)
         wanted = {r.node for r in rows} if node_name else {n.metadata.name for n in snap.nodes}
         pods = [p for p in pod_usage(snap) if p.node in wanted]
         findings = [f for f in run_all(snap, ["GX6"]) if _concerns(snap, f, wanted)]
@@ -82,7 +86,8 @@ def command(output: str, node_name: str | None, show_pods: bool, **kw: Any) -> i
             doc = render_json.document(findings, {
                 "source": snap.origin, "nodes": nodes_json,
                 "totals": totals(rows), "allocated_known": pods_known,
-                "usage": usage_json(snap), "pods": [p.as_json() for p in pods]})
+                "usage": usage_json(snap), "pods": [p.as_json() for p in pods],
+                "dra_pods": dra_pods(drows)})
             click.echo(render_json.dumps(doc), nl=False)
             return 0
         if output in reports.DOCUMENT_OUTPUTS:
@@ -132,6 +137,13 @@ def command(output: str, node_name: str | None, show_pods: bool, **kw: Any) -> i
                         right=("util %", "util max %", "fb used MiB", "power W"))
         if show_pods:
             _print_pods(con, pods, policy_text(snap))
+            if drows:
+                render_text.print_table(
+                    con, "DRA devices held by claims",
+                    ["node", "driver", "device", "product", "claim", "pods"],
+                    ([x["node"], x["driver"], x["device"], x["product"], x["claim"],
+                      ", ".join(x["pods"]) or "none"]  # type: ignore[arg-type]
+                     for x in dra_pods(drows)))
         if findings:
             render_text.print_findings(con, findings, title="Capacity findings")
     return 0

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from gpuxray.engines.dra_capacity import DraRow
 from gpuxray.model.diagnosis import Diagnosis
 from gpuxray.model.finding import Finding, Status
 from gpuxray.model.incident import Incident
@@ -53,7 +54,9 @@ def row_json(r: GpuRow) -> dict[str, Any]:
             "schedulable": r.schedulable, "taints": list(r.taints),
             "name_present": r.name_present, "allocated_source": r.allocated_source,
             "holders": [{"namespace": h.namespace, "pod": h.pod, "amount": h.amount,
-                         "phase": h.phase} for h in r.holders]}
+                         "phase": h.phase} for h in r.holders],
+            **({"dra_devices": [d.as_json() for d in r.devices]} if isinstance(r, DraRow)
+               else {})}
 
 
 def _short(v: Any) -> str:

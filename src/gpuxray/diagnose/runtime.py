@@ -140,6 +140,10 @@ def _step_signatures(snap: Snapshot, pod: Pod, diag: Diagnosis, step: str,
 
 def _step_limits(snap: Snapshot, pod: Pod, diag: Diagnosis) -> Finding | None:
     step = "gate 2: GPU requested in limits"
+    if pod.spec.resource_claims and not gpu_requests(pod):
+        diag.add(step, "pass", "the GPU comes through ResourceClaims "
+                 + ", ".join(rc.name for rc in pod.spec.resource_claims) + " (DRA)")
+        return None
     if gpu_requests(pod):
         diag.add(step, "pass", "requests " + ", ".join(
             f"{k}: {v}" for k, v in sorted(gpu_requests(pod).items())))

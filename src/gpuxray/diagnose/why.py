@@ -14,7 +14,7 @@ from typing import Any
 
 from gpuxray.checks.registry import all_checks, run_check
 from gpuxray.diagnose.incidents import build_incidents, node_keys
-from gpuxray.engines import gate1
+from gpuxray.engines import dra_gate1, dra_gate2, gate1
 from gpuxray.engines.admission import spec_gpu_problems
 from gpuxray.engines.capacity import gpu_requests, is_terminal
 from gpuxray.errors import UsageError
@@ -110,6 +110,13 @@ def why_pod(snap: Snapshot, pod: Pod, diag: Diagnosis | None = None) -> Diagnosi
         else:
             d.add(f"RuntimeClass {rc!r} defined", "pass",
                   f"handler {snap.runtimeclass_by_name[rc].handler!r}")
+    if pod.spec.resource_claims:
+        if _why_claims(snap, pod, d):
+            return d
+        if not gpu_requests(pod):
+            if not pod.spec.node_name:
+                return d
+            return _after_gate1(snap, pod, d)
     g = gate1.walk(snap, pod)
     d.path.extend(g.steps)
     if g.verdict is not None:
@@ -121,15 +128,44 @@ def why_pod(snap: Snapshot, pod: Pod, diag: Diagnosis | None = None) -> Diagnosi
         d.conclusion = g.conclusion
     if not pod.spec.node_name:
         return d
+    return _after_gate1(snap, pod, d)
+
+
+def _why_claims(snap: Snapshot, pod: Pod, d: Diagnosis) -> bool:
+    """The DRA branch: gate 1 over ResourceSlices, then the driver's prepare step (gate 2).
+    True when it reached a verdict or a final conclusion."""
+    g = dra_gate1.walk(snap, pod)
+    d.path.extend(g.steps)
+    if g.verdict is not None:
+        d.verdict = g.verdict
+        _root_cause(d)
+        return True
+    if not pod.spec.node_name:
+        if g.conclusion:
+            d.conclusion = g.conclusion
+        return not gpu_requests(pod)
+    result, detail, verdict = dra_gate2.walk(snap, pod)
+    d.add("gate 2: DRA driver prepared the claims (NodePrepareResources, CDI)", result,
+          detail, verdict.evidence if verdict else ())
+    if verdict is not None:
+        d.verdict = verdict
+        _root_cause(d)
+        return True
+    return False
+
+
+def _after_gate1(snap: Snapshot, pod: Pod, d: Diagnosis) -> Diagnosis:
     walker = _runtime_walker()
     if walker is None:
         d.add("gate 2: runtime injection", "unknown", "runtime checks not available")
         return d
     verdict = walker(snap, pod, d)
+    if verdict is not None and verdict.code == "GX303" and pod.spec.resource_claims:
+        verdict = None  # a ResourceClaim is the pod's GPU request: DRA needs no GPU limit
     if verdict is not None:
         d.verdict = verdict
         _root_cause(d)
-    elif not gpu_requests(pod) and not d.conclusion:
+    elif not gpu_requests(pod) and not pod.spec.resource_claims and not d.conclusion:
         d.conclusion = "the pod requests no GPU"
     return d
 

@@ -370,6 +370,8 @@ def _rows(snap: Snapshot, nodes: Iterable[Node]) -> list[GpuRow]:
         if not is_gpu_node(node):
             continue
         r = node_rows(snap, node)
+        if not r and _dra_only(snap, node):
+            continue  # its GPUs are DRA devices: rows of their own (engines/dra_capacity.py)
         if not r:  # a labelled GPU node that advertises nothing: show it, never hide it
             labels = node.metadata.labels
             mode = sharing_mode(node, "nvidia.com/gpu")
@@ -382,3 +384,11 @@ def _rows(snap: Snapshot, nodes: Iterable[Node]) -> list[GpuRow]:
                               if mode == "mig-single" else count))]
         rows.extend(r)
     return rows
+
+
+def _dra_only(snap: Snapshot, node: Node) -> bool:
+    """A GPU node that serves its GPUs only through DRA advertises no ``nvidia.com/gpu`` by
+    design: it is not "advertising 0"."""
+    from gpuxray.engines.dra import serves_gpus_through_dra
+
+    return serves_gpus_through_dra(snap, node)

@@ -151,6 +151,7 @@ class ResourceView:
     gpu_nodes: list[Node]
     largest: int
     others: list[str]  # other GPU resource names advertised somewhere
+    dra_only: list[str] = field(default_factory=list)  # GPU nodes serving DRA devices only
 
 
 def resource_view(snap: Snapshot, res: str) -> ResourceView:
@@ -160,14 +161,28 @@ def resource_view(snap: Snapshot, res: str) -> ResourceView:
 def _resource_view(snap: Snapshot, res: str) -> ResourceView:
     nodes = snap.nodes
     advertising = [n for n in nodes if safe_quantity(n.status.capacity.get(res)) > 0]
-    gpu_nodes = [n for n in nodes if res in n.status.capacity or is_gpu_node(n)]
+    gpu_nodes = [n for n in nodes if res in n.status.capacity
+                 or (is_gpu_node(n) and not _serves_dra_only(snap, n))]
+    dra_only = [n.metadata.name for n in nodes if res not in n.status.capacity
+                and is_gpu_node(n) and _serves_dra_only(snap, n)]
     largest = 0
     for n in gpu_nodes:
         largest = max(largest, int(safe_quantity(n.status.capacity.get(res))),
                       int(safe_quantity(n.status.allocatable.get(res))), _expected(n, res) or 0)
     others = sorted({k for n in gpu_nodes for k, v in n.status.capacity.items()
                      if is_gpu_resource(k) and k != res and safe_quantity(v) > 0})
-    return ResourceView(advertising, gpu_nodes, largest, others)
+    return ResourceView(advertising, gpu_nodes, largest, others, dra_only)
+
+
+def _serves_dra_only(snap: Snapshot, node: Node) -> bool:
+    """GPU nodes that hand out GPUs through DRA (engines/dra.py) are not nodes whose device
+    plugin is missing: a pod asking ``nvidia.com/gpu`` is told they serve ResourceClaims."""
+    if not snap.resourceslices and not any(k.endswith("dra-driver") for k in
+                                           node.metadata.labels):
+        return False
+    from gpuxray.engines.dra import serves_gpus_through_dra
+
+    return serves_gpus_through_dra(snap, node)
 
 
 def admissible_nodes(snap: Snapshot, pod: Pod, res: str) -> dict[str, Admissibility]:
@@ -213,6 +228,9 @@ def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bo
                   f"name)")
         if not gpu_nodes:
             detail = f"no node has {res} and no node is labelled as a GPU node"
+        if view.dra_only:
+            detail += (f"; {len(view.dra_only)} GPU node(s) serve GPUs through DRA only "
+                       f"({_names(view.dra_only)}): ask for them with a ResourceClaim")
         g.add(f"{res} advertised by some node", "fail", detail, ev)
         g.verdict = fail("GX202", subject, ev, resource=res, detail=detail, absent=absent,
                          zero=zero, nodes=absent + zero, requested=qty)

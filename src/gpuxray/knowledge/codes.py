@@ -88,6 +88,78 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "pod requests {resource}; GPU nodes advertise {advertised}",
        "Request the name the nodes advertise (time-slicing with renameByDefault gives "
        "nvidia.com/gpu.shared, MIG mixed strategy gives nvidia.com/mig-<profile>)."),
+    # 2xx gate 1, Dynamic Resource Allocation: the allocator's arithmetic over ResourceSlices
+    _c("GX208", "resource-claim-missing", E, "§2 gate 1, §4; DRA",
+       "The pod names a ResourceClaim that does not exist: the scheduler waits for it.",
+       "spec.resourceClaims[{entry}] names ResourceClaim {claim!r}, which does not exist in "
+       "namespace {namespace}",
+       "Create the ResourceClaim (or point the pod at a ResourceClaimTemplate so one is "
+       "generated per pod)."),
+    _c("GX209", "claim-template-not-instantiated", E, "§2 gate 1, §4; DRA",
+       "The pod's ResourceClaimTemplate was not turned into a ResourceClaim for it "
+       "(`ResourceClaim not created yet`): the template is missing, or the resourceclaim "
+       "controller has not created the claim.",
+       "spec.resourceClaims[{entry}]: {detail}",
+       "Create the ResourceClaimTemplate in the pod's namespace; if it exists, check "
+       "kube-controller-manager (its resource-claim-controller creates the claim)."),
+    _c("GX210", "device-class-missing", E, "§2 gate 1; DRA",
+       "A claim's request names a DeviceClass that does not exist (`device class … does not "
+       "exist`).",
+       "claim {claim} request {request} names DeviceClass {device_class!r}, which does not "
+       "exist; defined: {defined}",
+       "Install the DRA driver's DeviceClasses (NVIDIA's chart creates gpu.nvidia.com and "
+       "mig.nvidia.com) or fix deviceClassName."),
+    _c("GX211", "dra-driver-not-publishing", E, "§2 gate 1, §4; DRA",
+       "No current ResourceSlice comes from the driver the DeviceClass selects: the driver is "
+       "not deployed, its kubelet plugin has not registered, or its slices are stale after a "
+       "restart.",
+       "DeviceClass {device_class} selects driver {driver}: {detail}",
+       "Check the DRA driver's kubelet-plugin pods on the GPU nodes (NVIDIA: "
+       "nvidia-dra-driver-gpu-kubelet-plugin) and their logs; a node publishes its slice only "
+       "while the plugin runs and is registered with kubelet."),
+    _c("GX212", "dra-selector-matches-nothing", E, "§2 gate 1; DRA",
+       "The class's or the request's CEL selector matches none of the published devices; the "
+       "failing condition names the attribute.",
+       "{source}: {failing!r} matches none of the {published} published {driver} device(s); "
+       "{attribute} published: {values}",
+       "Fix the selector (attribute names and values as the driver publishes them, e.g. "
+       "productName, memory, profile), or add nodes whose devices match."),
+    _c("GX213", "dra-devices-exhausted", E, "§2 gate 1, §6; DRA",
+       "Every device that matches the request is already allocated to other claims.",
+       "claim {claim} request {request}: all {matching} matching device(s) on admissible nodes "
+       "are allocated; held by {holders}",
+       "Wait for or free the claims that hold the devices (their pods), or add devices."),
+    _c("GX214", "dra-devices-tainted", E, "§2 gate 1; DRA",
+       "The matching devices that are free carry a NoSchedule/NoExecute device taint the "
+       "request does not tolerate.",
+       "claim {claim} request {request}: {tainted} free matching device(s) are tainted: "
+       "{taints}",
+       "Find why the driver or an admin tainted the devices (unhealthy GPU, maintenance); add "
+       "a toleration to the request only where that is intended."),
+    _c("GX215", "dra-claim-node-unavailable", E, "§2 gate 1; DRA",
+       "The claim is already allocated on a node the pod cannot go to (`resourceclaim not "
+       "available on the node`).",
+       "claim {claim} is allocated on {nodes}: {detail}",
+       "Let the pod go to the claim's node (tolerations, nodeSelector), or delete the claim's "
+       "other users so it is deallocated, or give the pod its own claim."),
+    _c("GX216", "dra-request-exceeds-node", E, "§2 gate 1, §6; DRA",
+       "The request (a count, or allocationMode All) needs more matching devices than any "
+       "single node has; all of a pod's devices come from one node.",
+       "claim {claim} request {request} wants {wanted} device(s); the most on one node is "
+       "{largest} ({total} across {nodes} node(s))",
+       "Ask for at most the per-node device count, or split the workload across pods."),
+    _c("GX217", "dra-claims-not-jointly-satisfiable", E, "§2 gate 1; DRA",
+       "Each request has free matching devices, but no node satisfies all of the pod's claims "
+       "together (matchAttribute constraints, requests competing for the same devices).",
+       "no admissible node satisfies all claims together: {detail}",
+       "Relax the claim's constraints or the per-request counts; check the constraint's "
+       "attribute values per node."),
+    _c("GX218", "dra-selector-error", E, "§2 gate 1; DRA",
+       "A CEL selector fails to compile or errors at run time on a published device (e.g. an "
+       "attribute that device lacks); the allocator aborts scheduling of the pod.",
+       "{source}: {error}",
+       "Guard attribute lookups in the expression (check `type` first, or use `has()`/`in`), "
+       "and fix syntax errors."),
     # 3xx runtime
     _c("GX301", "runtime-handler-missing", E, "§2 gate 2, §4, §5",
        "containerd has no `nvidia` runtime handler, so pods with runtimeClassName nvidia cannot "
@@ -130,6 +202,22 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "Check the runtime binary path (BinaryName) in the effective containerd config against "
        "the toolkit install under /usr/local/nvidia/toolkit, and the driver libraries "
        "(nvidia-container-cli needs libnvidia-ml.so.1 from a loaded driver)."),
+    # 3xx gate 2, Dynamic Resource Allocation: the driver's kubelet plugin prepares CDI devices
+    _c("GX308", "dra-prepare-failed", E, "§2 gate 2, §4; DRA",
+       "The pod is bound, but kubelet could not have the DRA driver prepare its claims "
+       "(`FailedPrepareDynamicResources`: NodePrepareResources errors, or the driver's kubelet "
+       "plugin is not registered on the node).",
+       "{node}: {detail}",
+       "Read the DRA driver's kubelet-plugin log on the node (NVIDIA: "
+       "nvidia-dra-driver-gpu-kubelet-plugin, container gpus); `is not registered` means the "
+       "plugin is not running there or failed to register with kubelet."),
+    _c("GX309", "dra-cdi-unresolvable", E, "§2 gate 2; DRA",
+       "The driver prepared the claim, but the container runtime cannot resolve the CDI devices "
+       "it named (no CDI spec for them, or CDI disabled in containerd).",
+       "{node}: {detail}",
+       "Check the claim's CDI spec under /var/run/cdi on the node (NVIDIA writes "
+       "k8s.gpu.nvidia.com-claim_*.json) and that containerd has CDI enabled "
+       "(enable_cdi, default on in containerd 2.x)."),
     # 4xx operator
     _c("GX401", "gpu-node-unlabelled", E, "§1",
        "A node has an NVIDIA PCI device but lacks the labels operand DaemonSets select on.",
@@ -200,6 +288,12 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "Check the gpu-feature-discovery pod on the node and the nfd-master arguments: "
        "nvidia.com must be an allowed label namespace (-extra-label-ns, not -deny-label-ns); "
        "fix crash-looping GFD/nfd-worker pods."),
+    _c("GX415", "dra-driver-not-ready", E, "§1, §3; DRA",
+       "The NVIDIA DRA driver's operands are not ready: its kubelet-plugin DaemonSet has "
+       "unready pods, or a ComputeDomain stays NotReady.",
+       "{subject_desc}: {detail}",
+       "Look at the not-ready kubelet-plugin pods (logs of containers gpus/compute-domains) "
+       "and, for ComputeDomains, at the IMEX daemons on the nodes listed in its status."),
     # 5xx node
     _c("GX501", "containerd-dropin-overwrote-cri", E, "§5",
        "A later config file replaced a plugin section wholesale and settings were lost.",

@@ -389,3 +389,93 @@ DISTINGUISH: dict[frozenset[str], str] = {
         "`containerd config dump | grep -A3 runtimes.nvidia` (absent = handler missing; "
         "present = the runtime/hook itself fails)",
 }
+
+
+# ---- Dynamic Resource Allocation: one block, appended to the catalogs above ----------------------
+# Scheduler: kubernetes/kubernetes@v1.34.0:pkg/scheduler/framework/plugins/dynamicresources/
+# dynamicresources.go ("cannot allocate all claims", "resourceclaim not available on the node",
+# "request %s: device class %s does not exist") and staging/src/k8s.io/dynamic-resource-allocation/
+# resourceclaim/resourceclaim.go (ErrClaimNotFound "ResourceClaim not created yet"); allocator:
+# structured/internal/stable/allocator_stable.go ("… CEL runtime error: …"); kubelet:
+# pkg/kubelet/kuberuntime/kuberuntime_manager.go ("Failed to prepare dynamic resources: %v"),
+# pkg/kubelet/cm/dra/manager.go ("NodePrepareResources failed for claim %s/%s: %s"),
+# pkg/kubelet/cm/dra/plugin/registry.go ("DRA driver %s is not registered"); NVIDIA's driver:
+# NVIDIA/k8s-dra-driver-gpu@v25.8.1:cmd/gpu-kubelet-plugin/driver.go ("error preparing devices
+# for claim %v: %w") and its CDI vendor k8s.gpu.nvidia.com, class claim (cdi.go).
+DRA_CAUSES: tuple[Cause, ...] = (
+    Cause("dra-claim-missing", "GX208", "the pod names a ResourceClaim that does not exist",
+          "`kubectl get resourceclaims -n <ns>` against the pod's spec.resourceClaims"),
+    Cause("dra-template", "GX209", "no ResourceClaim was created from the pod's template",
+          "`kubectl get resourceclaimtemplates -n <ns>` and the pod's "
+          "status.resourceClaimStatuses"),
+    Cause("dra-class-missing", "GX210", "a claim names a DeviceClass that does not exist",
+          "`kubectl get deviceclasses`"),
+    Cause("dra-no-slices", "GX211", "the DRA driver publishes no ResourceSlices",
+          "`kubectl get resourceslices` (driver gpu.nvidia.com, per node) and the "
+          "kubelet-plugin pods"),
+    Cause("dra-selector", "GX212", "the class or request selector matches no published device",
+          "`kubectl get resourceslices -o yaml`: the devices' attributes and capacity against "
+          "the CEL selectors"),
+    Cause("dra-exhausted", "GX213", "every matching DRA device is allocated to other claims",
+          "`kubectl get resourceclaims -A -o wide` (allocated, reserved) against the slices"),
+    Cause("dra-claim-node", "GX215", "the claim is allocated on a node the pod cannot go to",
+          "the claim's status.allocation.nodeSelector against the pod's node constraints"),
+    Cause("dra-selector-error", "GX218", "a CEL selector errors on a device",
+          "the selector expressions of the DeviceClass and the claim"),
+    Cause("dra-prepare", "GX308", "the DRA driver's kubelet plugin failed to prepare the claim",
+          "the kubelet-plugin log on the node (`kubectl logs -n <ns> <kubelet-plugin pod> -c "
+          "gpus`)"),
+    Cause("dra-cdi", "GX309", "the runtime cannot resolve the CDI devices of a DRA claim",
+          "`ls /var/run/cdi` on the node (k8s.gpu.nvidia.com-claim_*.json)"),
+)
+DRA_SIGNATURES: tuple[Signature, ...] = (
+    _s("dra-cannot-allocate", "cannot allocate all claims", r"cannot allocate all claims",
+       {"dra-exhausted": 2.0, "dra-selector": 1.5, "dra-no-slices": 1.5}, (EVENT, DESCRIBE)),
+    _s("dra-claim-not-created", "resourceclaim not created yet",
+       r"resourceclaim not created yet", {"dra-template": 4.0}, (EVENT, DESCRIBE, STATUS), True),
+    _s("dra-claim-not-found", "resourceclaim",
+       r"resourceclaims?(\.resource\.k8s\.io)? \"[^\"]+\" not found", {"dra-claim-missing": 4.0},
+       (EVENT, DESCRIBE, STATUS), True),
+    _s("dra-class-missing", "device class", r"device class \S+ does not exist",
+       {"dra-class-missing": 4.0}, (EVENT, DESCRIBE, STATUS), True),
+    _s("dra-not-on-node", "resourceclaim not available on the node",
+       r"resourceclaim not available on the node", {"dra-claim-node": 3.0},
+       (EVENT, DESCRIBE, STATUS)),
+    _s("dra-cel-runtime", "cel runtime error", r"selector #\d+.*cel runtime error",
+       {"dra-selector-error": 4.0}, (EVENT, DESCRIBE, STATUS, LOG), True),
+    _s("dra-prepare-failed", "prepare dynamic resources|nodeprepareresources",
+       r"failed to prepare dynamic resources|nodeprepareresources failed",
+       {"dra-prepare": 3.0}, (EVENT, DESCRIBE)),
+    _s("dra-driver-not-registered", "is not registered|registered dra plugins",
+       r"dra driver \S+ is not registered|not found in the list of registered dra plugins",
+       {"dra-prepare": 4.0}, (EVENT, DESCRIBE, LOG), True),
+    _s("dra-cdi-claim", "k8s.gpu.nvidia.com/claim",
+       r"unresolvable cdi devices?.*k8s\.gpu\.nvidia\.com/claim=", {"dra-cdi": 5.0},
+       (EVENT, STATUS, DESCRIBE), True),
+)
+#: one real-format line per DRA signature (the catalog's test keeps each matching its line)
+DRA_EXAMPLES: dict[str, str] = {
+    "dra-cannot-allocate": "0/3 nodes are available: 1 node(s) didn't match Pod's node "
+                           "affinity/selector, 2 cannot allocate all claims. preemption: 0/3 "
+                           "nodes are available: 3 Preemption is not helpful for scheduling.",
+    "dra-claim-not-created": 'pod "ml/job-0": ResourceClaim not created yet',
+    "dra-claim-not-found": 'resourceclaim.resource.k8s.io "shared-gpus" not found',
+    "dra-class-missing": "request gpu: device class gpu.nvidia.com.v2 does not exist",
+    "dra-not-on-node": "0/2 nodes are available: 2 resourceclaim not available on the node.",
+    "dra-cel-runtime": "claim ml/job-0-gpu-abcde: selector #0 on device gpu.nvidia.com/dra-1/"
+                       "gpu-0: CEL runtime error: no such key: profile",
+    "dra-prepare-failed": "Failed to prepare dynamic resources: NodePrepareResources failed for "
+                          "claim ml/job-0-gpu-abcde: error preparing devices for claim 5f0c: "
+                          "prepare devices failed: MPS control daemon is not yet ready",
+    "dra-driver-not-registered": "Failed to prepare dynamic resources: prepare dynamic "
+                                 "resources: DRA driver gpu.nvidia.com is not registered",
+    "dra-cdi-claim": "failed to create containerd container: CDI device injection failed: "
+                     "unresolvable CDI devices k8s.gpu.nvidia.com/claim=5f0c-gpu-0",
+}
+CAUSES = CAUSES + DRA_CAUSES
+CAUSE_BY_ID.update({c.id: c for c in DRA_CAUSES})
+SIGNATURES = SIGNATURES + DRA_SIGNATURES
+DISTINGUISH[frozenset({"dra-exhausted", "dra-selector"})] = (
+    "`gpuxray why <pod>` over a bundle with `cluster/resourceslices.json` and "
+    "`cluster/resourceclaims.json`: which request matches no device (GX212) or only taken ones "
+    "(GX213)")

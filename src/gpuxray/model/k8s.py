@@ -124,6 +124,21 @@ class PodSpecCore(_K):
     overhead: dict[str, str | int | float] = {}
 
 
+class PodResourceClaim(_K):
+    """``spec.resourceClaims[]``: a DRA claim by name, or a template instantiated per pod."""
+
+    name: str = ""
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+
+class PodResourceClaimStatus(_K):
+    """``status.resourceClaimStatuses[]``: the claim the controller created from a template."""
+
+    name: str = ""
+    resource_claim_name: str | None = None
+
+
 class PodSpec(PodSpecCore):
     containers: list[Container] = []
     init_containers: list[Container] = []
@@ -131,6 +146,7 @@ class PodSpec(PodSpecCore):
     affinity: Affinity | None = None
     tolerations: list[Toleration] = []
     runtime_class_name: str | None = None
+    resource_claims: list[PodResourceClaim] = []
 
 
 class ContainerStateWaiting(_K):
@@ -194,6 +210,7 @@ class PodStatus(PodStatusCore):
     reason: str = ""
     message: str = ""
     start_time: str | None = None
+    resource_claim_statuses: list[PodResourceClaimStatus] = []
 
 
 class PodCore(_K):

@@ -15,6 +15,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypeVar, cast
 
+from gpuxray.model.dra import (
+    ComputeDomain,
+    DeviceClass,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+)
 from gpuxray.model.finding import Evidence
 from gpuxray.model.k8s import (
     ClusterVersion,
@@ -52,6 +59,12 @@ class Input(enum.StrEnum):
     CONFIGMAPS = "cluster/configmaps"
     CLUSTERPOLICIES = "cluster/clusterpolicies"
     NVIDIADRIVERS = "cluster/nvidiadrivers"
+    # Dynamic Resource Allocation (resource.k8s.io/v1) and NVIDIA's ComputeDomains
+    DEVICECLASSES = "cluster/deviceclasses"
+    RESOURCESLICES = "cluster/resourceslices"
+    RESOURCECLAIMS = "cluster/resourceclaims"
+    RESOURCECLAIMTEMPLATES = "cluster/resourceclaimtemplates"
+    COMPUTEDOMAINS = "cluster/computedomains"
     VERSION = "cluster/version"
     LOGS = "logs"
     HOSTS = "nodes"
@@ -128,6 +141,11 @@ class Snapshot:
     configmaps: list[ConfigMap] = field(default_factory=list)
     clusterpolicies: list[CustomResource] = field(default_factory=list)
     nvidiadrivers: list[CustomResource] = field(default_factory=list)
+    deviceclasses: list[DeviceClass] = field(default_factory=list)
+    resourceslices: list[ResourceSlice] = field(default_factory=list)
+    resourceclaims: list[ResourceClaim] = field(default_factory=list)
+    resourceclaimtemplates: list[ResourceClaimTemplate] = field(default_factory=list)
+    computedomains: list[ComputeDomain] = field(default_factory=list)
     version: ClusterVersion | None = None
     logs: dict[tuple[str, str, str], PodLog] = field(default_factory=dict)
     hosts: dict[str, HostFacts] = field(default_factory=dict)

@@ -65,6 +65,18 @@ RESOURCES: tuple[ApiResource, ...] = (
                 Input.CLUSTERPOLICIES),
     ApiResource("nvidiadrivers", "nvidiadriver", "NVIDIADriver", "nvidia.com", "v1alpha1", False,
                 Input.NVIDIADRIVERS, ("nvd", "nvdriver", "nvdrivers")),
+    # Dynamic Resource Allocation, GA in resource.k8s.io/v1 since Kubernetes 1.34
+    ApiResource("deviceclasses", "deviceclass", "DeviceClass", "resource.k8s.io", "v1", False,
+                Input.DEVICECLASSES),
+    ApiResource("resourceslices", "resourceslice", "ResourceSlice", "resource.k8s.io", "v1",
+                False, Input.RESOURCESLICES),
+    ApiResource("resourceclaims", "resourceclaim", "ResourceClaim", "resource.k8s.io", "v1", True,
+                Input.RESOURCECLAIMS),
+    ApiResource("resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate",
+                "resource.k8s.io", "v1", True, Input.RESOURCECLAIMTEMPLATES),
+    # NVIDIA's DRA driver: multi-node NVLink domains (k8s-dra-driver-gpu, resource.nvidia.com)
+    ApiResource("computedomains", "computedomain", "ComputeDomain", "resource.nvidia.com",
+                "v1beta1", True, Input.COMPUTEDOMAINS),
 )
 
 BY_PLURAL: dict[str, ApiResource] = {r.plural: r for r in RESOURCES}

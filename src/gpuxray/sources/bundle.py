@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from gpuxray.errors import InputError
-from gpuxray.model import k8s
+from gpuxray.model import dra, k8s
 from gpuxray.model.snapshot import HostFacts, Input, InputState, Manifest, PodLog, Snapshot
 from gpuxray.sources.archive import bundle_root, extract_bundle
 from gpuxray.sources.decode import decode_file, decode_one
@@ -43,6 +43,11 @@ _CLUSTER_INPUTS: dict[Input, tuple[str, Any]] = {
     Input.CONFIGMAPS: ("configmaps", k8s.ConfigMap),
     Input.CLUSTERPOLICIES: ("clusterpolicies", k8s.CustomResource),
     Input.NVIDIADRIVERS: ("nvidiadrivers", k8s.CustomResource),
+    Input.DEVICECLASSES: ("deviceclasses", dra.DeviceClass),
+    Input.RESOURCESLICES: ("resourceslices", dra.ResourceSlice),
+    Input.RESOURCECLAIMS: ("resourceclaims", dra.ResourceClaim),
+    Input.RESOURCECLAIMTEMPLATES: ("resourceclaimtemplates", dra.ResourceClaimTemplate),
+    Input.COMPUTEDOMAINS: ("computedomains", dra.ComputeDomain),
 }
 _WORKLOAD_KIND = {
     Input.DEPLOYMENTS: "Deployment",

@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from gpuxray.errors import InputError
-from gpuxray.model import k8s
+from gpuxray.model import dra, k8s
 from gpuxray.model.snapshot import Input, InputState, Manifest, Snapshot
 from gpuxray.sources.decode import yaml_docs
 
@@ -47,6 +47,12 @@ KIND_ROUTES: dict[str, tuple[Input, str, Any]] = {
     "ConfigMap": (Input.CONFIGMAPS, "configmaps", k8s.ConfigMap),
     "ClusterPolicy": (Input.CLUSTERPOLICIES, "clusterpolicies", k8s.CustomResource),
     "NVIDIADriver": (Input.NVIDIADRIVERS, "nvidiadrivers", k8s.CustomResource),
+    "DeviceClass": (Input.DEVICECLASSES, "deviceclasses", dra.DeviceClass),
+    "ResourceSlice": (Input.RESOURCESLICES, "resourceslices", dra.ResourceSlice),
+    "ResourceClaim": (Input.RESOURCECLAIMS, "resourceclaims", dra.ResourceClaim),
+    "ResourceClaimTemplate": (Input.RESOURCECLAIMTEMPLATES, "resourceclaimtemplates",
+                              dra.ResourceClaimTemplate),
+    "ComputeDomain": (Input.COMPUTEDOMAINS, "computedomains", dra.ComputeDomain),
 }
 
 

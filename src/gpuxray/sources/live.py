@@ -39,7 +39,7 @@ from rich.console import Console
 
 from gpuxray import __version__
 from gpuxray.errors import SourceError
-from gpuxray.model import k8s
+from gpuxray.model import dra, k8s
 from gpuxray.model.snapshot import (
     OPERATOR_NAMESPACE_DEFAULT,
     Input,
@@ -62,7 +62,9 @@ USER_AGENT = f"gpuxray/{__version__} (read-only)"
 # the configmaps LIST and which pods' logs are read.
 ORDER: tuple[str, ...] = ("daemonsets", "clusterpolicies", "nvidiadrivers", "nodes", "pods",
                           "events", "deployments", "replicasets", "statefulsets", "jobs",
-                          "runtimeclasses", "resourcequotas", "configmaps")
+                          "runtimeclasses", "resourcequotas", "configmaps", "deviceclasses",
+                          "resourceslices", "resourceclaims", "resourceclaimtemplates",
+                          "computedomains")
 
 
 @dataclass(frozen=True)
@@ -442,6 +444,10 @@ def struct_type(res: ApiResource) -> Any:
         Input.STATEFULSETS: k8s.Workload, Input.RUNTIMECLASSES: k8s.RuntimeClass,
         Input.RESOURCEQUOTAS: k8s.ResourceQuota, Input.CONFIGMAPS: k8s.ConfigMap,
         Input.CLUSTERPOLICIES: k8s.CustomResource, Input.NVIDIADRIVERS: k8s.CustomResource,
+        Input.DEVICECLASSES: dra.DeviceClass, Input.RESOURCESLICES: dra.ResourceSlice,
+        Input.RESOURCECLAIMS: dra.ResourceClaim,
+        Input.RESOURCECLAIMTEMPLATES: dra.ResourceClaimTemplate,
+        Input.COMPUTEDOMAINS: dra.ComputeDomain,
     }[res.inp]
 
 

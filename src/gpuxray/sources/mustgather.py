@@ -15,6 +15,7 @@ pods                   ``gpu_operand_pods.yaml`` (+ ``gpu_operator_pod.yaml``)  
 daemonsets             ``gpu_operand_ds.yaml``                                        operator ns
 clusterpolicies        ``cluster_policy.yaml`` / ``cluster_policy.missing`` (= none)  yes
 nvidiadrivers          ``nvidiadrivers.yaml``                                         if present
+DRA objects            ``deviceclasses.yaml``, ``resourceslices.yaml``, …              if present
 logs                   ``gpu_operator_pod*.log``, ``gpu_operand_pod_<pod>*.log``      yes
 nodes/ (host facts)    ``nvidia-bug-report_<node>.log.gz``                            if present
 events, quotas, …      — (events of described objects are kept, input not collected)  no
@@ -38,7 +39,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from gpuxray.errors import InputError
-from gpuxray.model import k8s
+from gpuxray.model import dra, k8s
 from gpuxray.model.quantity import is_extended, safe_quantity
 from gpuxray.model.snapshot import (
     OPERATOR_NAMESPACE_DEFAULT,
@@ -173,6 +174,9 @@ def load_mustgather(root: Path, *, lenient: bool = False, origin: str = "") -> S
     _load_custom(ld, "cluster_policy.yaml", Input.CLUSTERPOLICIES, "ClusterPolicy",
                  "clusterpolicies", missing_marker="cluster_policy.missing")
     _load_custom(ld, "nvidiadrivers.yaml", Input.NVIDIADRIVERS, "NVIDIADriver", "nvidiadrivers")
+    for inp, kind, typ in _DRA_DUMPS:
+        plural = inp.value.split("/", 1)[1]
+        _load_custom(ld, f"{plural}.yaml", inp, kind, plural, typ=typ)
     events += _load_nodes(ld)
     events += _load_daemonsets(ld, namespace)
     described = _described_pods(ld)
@@ -232,12 +236,23 @@ def _operator_namespace(ld: _Loader, pods: list[k8s.Pod]) -> str:
     return OPERATOR_NAMESPACE_DEFAULT
 
 
+# DRA objects, where a must-gather script version dumps them as ``<plural>.yaml`` (the
+# gpu-operator script checked does not: then they stay "not in the must-gather directory").
+_DRA_DUMPS: tuple[tuple[Input, str, Any], ...] = (
+    (Input.DEVICECLASSES, "DeviceClass", dra.DeviceClass),
+    (Input.RESOURCESLICES, "ResourceSlice", dra.ResourceSlice),
+    (Input.RESOURCECLAIMS, "ResourceClaim", dra.ResourceClaim),
+    (Input.RESOURCECLAIMTEMPLATES, "ResourceClaimTemplate", dra.ResourceClaimTemplate),
+    (Input.COMPUTEDOMAINS, "ComputeDomain", dra.ComputeDomain),
+)
+
+
 def _load_custom(ld: _Loader, name: str, inp: Input, kind: str, attr: str,
-                 missing_marker: str | None = None) -> None:
+                 missing_marker: str | None = None, typ: Any = k8s.CustomResource) -> None:
     """A custom-resource dump (ClusterPolicy, NVIDIADriver). ``missing_marker`` is the file
     the script writes when it found none: a collected, empty list rather than not collected."""
     try:
-        objs = ld.objects(name, k8s.CustomResource)
+        objs = ld.objects(name, typ)
     except InputError as exc:
         ld.failed(inp, name, exc)
         return
