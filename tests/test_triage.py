@@ -26,7 +26,7 @@ Run = Callable[..., tuple[int, Any]]
 # sample -> (top cause id, decided?)
 DECIDED: dict[str, tuple[str, bool]] = {
     "describe-pod-insufficient-with-xid.txt": ("unhealthy", True),
-    "describe-node-advertises-zero.txt": ("not-advertised", False),
+    "describe-node-advertises-zero.txt": ("not-advertised", True),  # capacity 0 decides
     "events-untolerated-taint.txt": ("taint-selector", False),
     "events-quota.txt": ("quota", True),
     "describe-pod-no-runtime.txt": ("handler-missing", True),

@@ -1,9 +1,14 @@
 """``triage``: rank the known causes that pasted text points to (seed §4, §8).
 
-Text from ``kubectl describe``, events, operand logs, dmesg, journalctl or nvidia-smi is scanned
-against the signature catalog; causes are ranked by their votes. When the top cause has no
-deciding line — the classic case is a lone ``Insufficient nvidia.com/gpu`` — the result says so
-and names what to collect to tell the top two apart, instead of guessing.
+A paste is evidence in two ways. Its parts are parsed into a partial Snapshot (describe node/pod,
+events tables, dmesg, lsmod, mokutil, systemctl status, nvidia-smi, a containerd config dump,
+object YAML/JSON: ``sources.pasted``) and the bundle's own checks run on it, so a describe node
+whose Capacity exceeds Allocatable gives GX203 with the lost device count, a config dump without
+the nvidia runtime gives GX301 with the handlers it has, dmesg Xids give GX505. And every line is
+scanned against the signature catalog. Both vote; a check's failing finding decides. What the
+paste lacks stays ``unknown`` (listed, never a cause). When the top cause has no deciding line —
+the classic case is a lone ``Insufficient nvidia.com/gpu`` — the result says so and names what
+to collect to tell the top two apart, instead of guessing.
 """
 
 from __future__ import annotations
@@ -12,16 +17,26 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuxray.checks.engine import run_all
+from gpuxray.engines.capacity import is_gpu_node, node_rows
 from gpuxray.engines.signatures import (
     CauseScore,
     Match,
     collect_next,
-    default_matcher,
+    full_matcher,
     is_decided,
     rank,
 )
 from gpuxray.knowledge.codes import CATALOG
-from gpuxray.model.finding import Evidence, Finding, Status, Subject
+from gpuxray.knowledge.signatures import CAUSE_BY_ID, CAUSES, CHECK_CAUSE, Cause
+from gpuxray.model.factory import fail
+from gpuxray.model.finding import Evidence, Finding, Severity, Status, Subject
+from gpuxray.model.snapshot import Snapshot
+from gpuxray.sources.pasted import TextInput, paste_evidence
+
+CHECK_WEIGHT = 5.0  # an error-level finding of a bundle check: the paste decides it
+CHECK_WARN_WEIGHT = 1.5
+MAX_UNKNOWN = 12
 
 
 @dataclass(slots=True)
@@ -33,11 +48,16 @@ class TriageResult:
     inputs: list[str]
     lines_scanned: int
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    parts: dict[str, int] = field(default_factory=dict)  # part kind -> count
+    unknown: list[Finding] = field(default_factory=list)  # checks the paste cannot decide
 
     def extra(self) -> dict[str, Any]:
         return {"causes": [c.as_json() for c in self.causes],
                 "decided": self.decided, "collect_next": self.collect_next,
                 "inputs": self.inputs, "lines_scanned": self.lines_scanned,
+                "parts": dict(self.parts),
+                "unknown": [{"code": f.code, "missing": f.params.get("missing", ""),
+                             "reason": f.params.get("reason", "")} for f in self.unknown],
                 "skipped": [{"input": n, "reason": r} for n, r in self.skipped]}
 
 
@@ -53,20 +73,112 @@ def _finding(cs: CauseScore, origin: dict[str, str], subject: Subject) -> Findin
                            "deciding": cs.deciding})
 
 
+def _check_cause(f: Finding) -> Cause:
+    cid = CHECK_CAUSE.get(f.code)
+    if f.code == "GX405":
+        cid = "fm-version" if "version-mismatch" in (f.params.get("causes") or []) \
+            else "fm-missing"
+    if cid is not None:
+        return CAUSE_BY_ID[cid]
+    info = CATALOG[f.code]
+    return Cause(f"check-{f.code}", f.code, info.summary.rstrip("."), info.remedy)
+
+
+def node_arithmetic(snap: Snapshot) -> list[Finding]:
+    """Seed §2 gate 1 on a pasted ``kubectl describe node`` with no pending pod to walk:
+    capacity > allocatable is devices lost (GX203, with the count); a GPU node advertising 0
+    is the plugin gone (GX202); Allocated resources = allocatable is full (GX204). The same
+    capacity rows ``capacity`` prints (``engines.capacity.node_rows``)."""
+    out: list[Finding] = []
+    for node in snap.nodes:
+        if not is_gpu_node(node):
+            continue
+        name = node.metadata.name
+        subj = Subject("Node", name)
+        described = node.status.described_allocated
+        for row in node_rows(snap, node):
+            ev = [Evidence(f"describe node {name}",
+                           f"{row.resource}: capacity {row.capacity}, allocatable "
+                           f"{row.allocatable}"
+                           + (f", allocated {described[row.resource]}"
+                              if row.resource in described else ""))]
+            if row.capacity > row.allocatable:
+                out.append(fail("GX203", subj, ev, resource=row.resource, nodes=name,
+                                lost=row.unhealthy, capacity=row.capacity,
+                                allocatable=row.allocatable,
+                                detail=f"{row.unhealthy} of {row.capacity} device(s) not "
+                                       f"allocatable (unhealthy, or the plugin just left)"))
+            elif row.capacity == 0:
+                out.append(fail("GX202", subj, ev, resource=row.resource,
+                                detail=f"{name} advertises {row.resource} with capacity 0 "
+                                       "(the plugin left more than 5 minutes ago)"))
+            elif row.resource in described and row.allocatable > 0 and \
+                    row.allocated >= row.allocatable:
+                out.append(fail("GX204", subj, ev, resource=row.resource, candidates=1,
+                                allocated=row.allocated, allocatable=row.allocatable,
+                                requested="more"))
+    return out
+
+
+def _score_checks(findings: list[Finding]) -> tuple[list[CauseScore], list[Finding],
+                                                     list[Finding]]:
+    """Failing findings at warning or above become causes; unknowns are kept apart."""
+    scores: dict[str, CauseScore] = {}
+    fails: list[Finding] = []
+    unknowns: list[Finding] = []
+    for f in findings:
+        if f.status == Status.UNKNOWN:
+            unknowns.append(f)
+            continue
+        if f.status != Status.FAIL or f.severity < Severity.WARNING:
+            continue
+        fails.append(f)
+        cause = _check_cause(f)
+        cs = scores.setdefault(cause.id, CauseScore(cause))
+        weight = CHECK_WEIGHT if f.severity >= Severity.ERROR else CHECK_WARN_WEIGHT
+        cs.score = max(cs.score, weight)
+        cs.deciding = cs.deciding or f.severity >= Severity.ERROR
+        cs.signatures.append(f"check:{f.code}")
+        if f.message not in cs.matched:
+            cs.matched.insert(0, f.message)
+    return list(scores.values()), fails, unknowns
+
+
+def _merge(sig: list[CauseScore], checks: list[CauseScore]) -> list[CauseScore]:
+    by_id = {c.cause.id: c for c in sig}
+    for c in checks:
+        have = by_id.get(c.cause.id)
+        if have is None:
+            by_id[c.cause.id] = c
+            continue
+        have.score += c.score
+        have.deciding = have.deciding or c.deciding
+        have.signatures = c.signatures + have.signatures
+        have.matched = (c.matched + [m for m in have.matched if m not in c.matched])[:5]
+    order = {c.id: i for i, c in enumerate(CAUSES)}
+    return sorted(by_id.values(), key=lambda c: (-round(c.score, 6),
+                                                 order.get(c.cause.id, len(order))))
+
+
 def triage(texts: Iterable[tuple[str, str]],
            skipped: Iterable[tuple[str, str]] = ()) -> TriageResult:
     """Rank causes for ``(name, text)`` inputs; findings for the top cause(s) and every cause
     backed by a deciding line."""
-    matcher = default_matcher()
+    matcher = full_matcher()
     matches: list[Match] = []
     names: list[str] = []
+    inputs: list[TextInput] = []
     lines = 0
     for name, text in texts:
         names.append(name)
+        inputs.append(TextInput(name, text))
         split = text.splitlines()
         lines += len(split)
         matches.extend(matcher.scan(split, name))
-    ranked = rank(matches)
+    evidence = paste_evidence(inputs)
+    checked = run_all(evidence.snapshot) + node_arithmetic(evidence.snapshot)
+    check_scores, check_fails, unknowns = _score_checks(checked)
+    ranked = _merge(rank(matches), check_scores)
     origin: dict[str, str] = {}
     for m in matches:
         origin.setdefault(m.line, f"{m.origin}:{m.lineno}")
@@ -77,5 +189,24 @@ def triage(texts: Iterable[tuple[str, str]],
         for cs in ranked:
             if cs.deciding or abs(cs.score - top) < 1e-9:
                 findings.append(_finding(cs, origin, subject))
-    return TriageResult(ranked, collect_next(ranked) if ranked and not is_decided(ranked) else "",
-                        is_decided(ranked), findings, names, lines, list(skipped))
+                findings.extend(f for f in check_fails if _check_cause(f).id == cs.cause.id)
+    decided = is_decided(ranked)
+    return TriageResult(ranked, collect_next(ranked) if ranked and not decided else "",
+                        decided, findings, names, lines, list(skipped), evidence.kinds,
+                        _relevant_unknowns(unknowns, evidence.kinds))
+
+
+def _relevant_unknowns(unknowns: list[Finding], kinds: dict[str, int]) -> list[Finding]:
+    """Unknowns of checks whose input the paste partly holds (a describe node without its
+    pods, dmesg without lsmod): what to paste next. A paste of one log does not list every
+    check of the tool."""
+    if not kinds:
+        return []
+    seen: set[str] = set()
+    out: list[Finding] = []
+    for f in unknowns:
+        if f.code in seen:
+            continue
+        seen.add(f.code)
+        out.append(f)
+    return out[:MAX_UNKNOWN]

@@ -128,6 +128,13 @@ class Matcher:
 
 @functools.lru_cache(maxsize=1)
 def default_matcher() -> Matcher:
+    """The signatures that vote for a cause: what the bundle checks classify lines with."""
+    return Matcher(s for s in SIGNATURES if s.votes)
+
+
+@functools.lru_cache(maxsize=1)
+def full_matcher() -> Matcher:
+    """Every signature, also those that only rule causes out: what ``triage`` ranks with."""
     return Matcher(SIGNATURES)
 
 
@@ -161,6 +168,15 @@ def rank(matches: Iterable[Match]) -> list[CauseScore]:
             for line in distinct:
                 if line not in cs.matched and len(cs.matched) < MAX_MATCHED_LINES:
                     cs.matched.append(line)
+    # A line that rules a cause out (the module loaded, so Secure Boot did not block it) halves
+    # it and takes its "decided" away: the deciding line and the counter-line disagree, so a
+    # person must look (the two come from different boots, or the paste mixes nodes).
+    ruled_out = {c for ms in per_sig.values() for c in ms[0].signature.against}
+    for cause_id in ruled_out:
+        hit = scores.get(cause_id)
+        if hit is not None:
+            hit.score /= 2
+            hit.deciding = False
     order = {c.id: i for i, c in enumerate(CAUSES)}
     return sorted(scores.values(), key=lambda c: (-round(c.score, 6), order[c.cause.id]))
 

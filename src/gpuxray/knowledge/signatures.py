@@ -11,15 +11,17 @@ Patterns are written in lower case and matched against the lower-cased line, one
 (case-sensitive matching of lower-cased text is several times faster than ``re.IGNORECASE``);
 ``needle`` lists lower-case
 literals (``a|b``) one of which every match contains, used as a cheap prefilter so a scan stays
-linear in the input. ``EXAMPLES`` holds one real-format line per signature; a test keeps each
-signature matching its example.
+linear in the input. Every signature carries ``examples``: lines a real component prints, each
+with the upstream file that prints it or the public ticket it was pasted in (one per wording
+variant across releases); a test keeps each signature matching all of them. A signature may
+also speak *against* causes (a line that shows the module loaded rules out Secure Boot).
 Sources: facts.md §2–§5, §8 (scheduler strings, kubelet/device-plugin texts, operator states,
 Xid catalog); seed §1 (component failure table), §3, §4, §8.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # Input kinds a signature appears in.
 EVENT, STATUS, LOG, DMESG, JOURNAL, VALIDATOR, DESCRIBE, SMI, CONFIG = (
@@ -36,6 +38,16 @@ class Cause:
 
 
 @dataclass(frozen=True, slots=True)
+class Example:
+    """A line a real component prints, and where: ``owner/repo@tag:path`` of the code that
+    prints it, or the public ticket where it was pasted. Wording that changed across releases
+    gets one example per variant."""
+
+    line: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class Signature:
     id: str
     needle: str  # lower-case literals ("a|b"): every matching line contains one of them
@@ -43,9 +55,15 @@ class Signature:
     votes: tuple[tuple[str, float], ...]  # (cause id, weight)
     kinds: tuple[str, ...]
     deciding: bool = False  # only one cause prints this line
+    examples: tuple[Example, ...] = ()
+    # causes this line rules out (e.g. "module verification failed … tainting kernel": the module
+    # loaded, so Secure Boot did not block it)
+    against: tuple[str, ...] = ()
 
     @property
     def primary(self) -> str:
+        if not self.votes:
+            return self.against[0]
         return max(self.votes, key=lambda v: v[1])[0]
 
 
@@ -98,6 +116,19 @@ CAUSES: tuple[Cause, ...] = (
     Cause("secure-boot", "GX403",
           "Secure Boot rejects the unsigned NVIDIA kernel module",
           "`mokutil --sb-state` and `dmesg | grep -iE 'key was rejected|module verification'`"),
+    Cause("gpu-init", "GX403",
+          "the NVIDIA module loaded but could not initialise the GPU (RmInitAdapter failed)",
+          "`dmesg | grep -E 'NVRM|Xid'` and `nvidia-smi -q` on the node (firmware, power, PCIe)"),
+    Cause("gpu-unsupported", "GX403",
+          "the installed driver does not support this GPU (open vs proprietary modules, or too "
+          "old a branch)",
+          "`lspci -nn | grep -i nvidia` vs the driver's supported-GPU list, and the "
+          "ClusterPolicy driver.kernelModuleType"),
+    Cause("driver-in-use", "GX403",
+          "the driver container cannot unload the NVIDIA modules: a host driver or a GPU client "
+          "holds them",
+          "`lsmod | grep nvidia` and whether the host has a driver installed "
+          "(then set driver.enabled=false)"),
     Cause("precompiled-kernel", "GX403",
           "the precompiled driver image has no tag for this kernel (<branch>-<kernel>-<os>)",
           "`uname -r` on the node vs the driver image tag"),
@@ -141,219 +172,545 @@ CAUSES: tuple[Cause, ...] = (
           "`journalctl -u containerd | grep -E 'Started|Stopped|signal'`"),
     Cause("containerd-config", "GX509", "containerd could not load its configuration",
           "`containerd config dump` on the node"),
+    Cause("dropin-overwrote", "GX501",
+          "a later containerd config file replaced the section holding the nvidia runtime",
+          "`containerd config dump | grep -A3 runtimes.nvidia` and the files in "
+          "/etc/containerd/conf.d (which one writes the cri plugin last)"),
 )
 CAUSE_BY_ID: dict[str, Cause] = {c.id: c for c in CAUSES}
 
 
 def _s(id: str, needle: str, pattern: str, votes: dict[str, float], kinds: tuple[str, ...],
-       deciding: bool = False) -> Signature:
-    return Signature(id, needle, pattern, tuple(votes.items()), kinds, deciding)
+       deciding: bool = False, *, examples: tuple[Example, ...] = (),
+       against: tuple[str, ...] = ()) -> Signature:
+    return Signature(id, needle, pattern, tuple(votes.items()), kinds, deciding, examples,
+                     against)
 
+
+def _x(line: str, source: str) -> Example:
+    return Example(line, source)
+
+
+K = "kubernetes/kubernetes@v1.34.0:"
+DP = "NVIDIA/k8s-device-plugin@v0.20.0:"
+DP12 = "NVIDIA/k8s-device-plugin@v0.12.3:"
+DP15 = "NVIDIA/k8s-device-plugin@v0.15.0:"
+CTK = "NVIDIA/nvidia-container-toolkit@v1.20.0:"
+CD = "containerd/containerd@v2.1.4:"
+OGKM = "NVIDIA/open-gpu-kernel-modules@595.45.04:"
+DRV = "NVIDIA/gpu-driver-container@06a208ca:"
+OP = "NVIDIA/gpu-operator@v26.7.0:"
+MIG = "NVIDIA/mig-parted@v0.15.0:"
+NFD = "kubernetes-sigs/node-feature-discovery@v0.16.0:pkg/nfd-master/nfd-master.go"
+NFD12 = "kubernetes-sigs/node-feature-discovery@v0.12.1:pkg/nfd-master/nfd-master.go"
+INST = "NVIDIA/nvidia-installer@590.48.01:"
+GH = "https://github.com/"
 
 SIGNATURES: tuple[Signature, ...] = (
     # ---- admission / scheduling (facts.md §4; CODES.md 1xx/2xx) ---------------------------------
     _s("exceeded-quota", "exceeded quota",
-       r"exceeded quota:?\s*\S+", {"quota": 4.0}, (EVENT, DESCRIBE), True),
+       r"exceeded quota:?\s*\S+", {"quota": 4.0}, (EVENT, DESCRIBE), True,
+       examples=(_x('Error creating: pods "a-1" is forbidden: exceeded quota: gpu-quota, '
+                    "requested: requests.nvidia.com/gpu=2, used: requests.nvidia.com/gpu=8, "
+                    "limited: requests.nvidia.com/gpu=8",
+                    K + "staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/"
+                    "controller.go"),)),
     _s("runtimeclass-not-found", "runtimeclass",
-       r"runtimeclass\W+\S+\W+not found|no runtimeclass|runtimeclass\.node\.k8s\.io \S+ not found",
-       {"runtimeclass-missing": 4.0}, (EVENT, DESCRIBE), True),
+       r"runtimeclass\W+\S+\W+not found|runtimeclass\.node\.k8s\.io \S+ not found",
+       {"runtimeclass-missing": 4.0}, (EVENT, DESCRIBE), True,
+       examples=(_x('pods "x" is forbidden: pod rejected: RuntimeClass "nvidia" not found',
+                    K + "plugin/pkg/admission/runtimeclass/admission.go"),
+                 _x('Failed to create pod sandbox: runtimeclass.node.k8s.io "nvidia" not found',
+                    K + "pkg/kubelet/runtimeclass/runtimeclass_manager.go"))),
     _s("extended-not-integer", "must be an integer",
        r"nvidia\.com/[\w.-]+\]?:? invalid value.*must be an integer", {"request-invalid": 4.0},
-       (EVENT, DESCRIBE), True),
-    _s("extended-requests-limits", "must be equal to",
-       r"nvidia\.com/[\w.-]+\]?:? invalid value.*must be equal to .*limit",
-       {"request-invalid": 4.0}, (EVENT, DESCRIBE), True),
+       (EVENT, DESCRIBE), True,
+       examples=(_x('spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: '
+                    '"0.5": must be an integer', K + "pkg/apis/core/validation/validation.go"),)),
+    _s("extended-requests-limits", "must be equal to|limit must be set",
+       r"nvidia\.com/[\w.-]+\]?:? invalid value.*must be equal to .*limit|"
+       r"nvidia\.com/[\w.-]+\]?:? required value: limit must be set",
+       {"request-invalid": 4.0}, (EVENT, DESCRIBE), True,
+       examples=(_x('spec.containers[0].resources.requests[nvidia.com/gpu]: Invalid value: '
+                    '"1": must be equal to nvidia.com/gpu limit of 2',
+                    K + "pkg/apis/core/validation/validation.go"),
+                 _x('spec.containers[0].resources.requests[nvidia.com/gpu]: Invalid value: '
+                    '"1": must be equal to nvidia.com/gpu limit',
+                    "kubernetes/kubernetes@v1.27.0:pkg/apis/core/validation/validation.go"),
+                 _x("spec.containers[0].resources.limits[nvidia.com/gpu]: Required value: "
+                    "Limit must be set for non overcommitable resources",
+                    K + "pkg/apis/core/validation/validation.go"))),
     # Filters run taints/affinity before NodeResourcesFit (facts.md §4): when the same message
     # also says "Insufficient nvidia.com/…", some node passed them, so the taint is not the cause.
-    _s("untolerated-taint", "untolerated taint",
-       r"^(?!.*insufficient nvidia\.com/).*node\(s\) had untolerated taint",
-       {"taint-selector": 2.5}, (EVENT, DESCRIBE)),
-    _s("selector-mismatch", "didn't match pod's node affinity",
-       r"^(?!.*insufficient nvidia\.com/).*didn't match pod's node affinity",
-       {"taint-selector": 2.5}, (EVENT, DESCRIBE)),
+    _s("untolerated-taint", "node(s) had",
+       r"^(?!.*insufficient nvidia\.com/).*node\(s\) had (?:untolerated )?taint",
+       {"taint-selector": 2.5}, (EVENT, DESCRIBE),
+       examples=(_x("0/3 nodes are available: 3 node(s) had untolerated taint "
+                    "{nvidia.com/gpu: present}.",
+                    K + "pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go"),
+                 _x("0/3 nodes are available: 3 node(s) had taint {nvidia.com/gpu: present}, "
+                    "that the pod didn't tolerate.",
+                    "kubernetes/kubernetes@v1.24.0:pkg/scheduler/framework/plugins/"
+                    "tainttoleration/taint_toleration.go"))),
+    _s("selector-mismatch", "didn't match pod's node affinity|didn't match node selector",
+       r"^(?!.*insufficient nvidia\.com/).*didn't match (?:pod's node affinity|node selector)",
+       {"taint-selector": 2.5}, (EVENT, DESCRIBE),
+       examples=(_x("0/3 nodes are available: 3 node(s) didn't match Pod's node "
+                    "affinity/selector.",
+                    K + "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go"),
+                 _x("0/3 nodes are available: 3 node(s) didn't match node selector.",
+                    "kubernetes/kubernetes@v1.17.0:pkg/scheduler/algorithm/predicates/"
+                    "error.go"))),
     _s("insufficient-gpu", "insufficient nvidia.com/",
        r"insufficient nvidia\.com/[\w.-]+",
-       {"not-advertised": 1.0, "unhealthy": 1.0, "exhausted": 1.0}, (EVENT, DESCRIBE)),
+       {"not-advertised": 1.0, "unhealthy": 1.0, "exhausted": 1.0}, (EVENT, DESCRIBE),
+       examples=(_x("0/2 nodes are available: 2 Insufficient nvidia.com/gpu.",
+                    K + "pkg/scheduler/framework/plugins/noderesources/fit.go"),)),
     _s("describe-gpu-zero", "nvidia.com/",
        r"^\s*nvidia\.com/(?:gpu|mig-[\w.]+):\s+0\s*$",
-       {"not-advertised": 1.5, "unhealthy": 0.5}, (DESCRIBE,)),
+       {"not-advertised": 1.5, "unhealthy": 0.5}, (DESCRIBE,),
+       examples=(_x("  nvidia.com/gpu:     0",
+                    K + "staging/src/k8s.io/kubectl/pkg/describe/describe.go"),)),
     _s("shared-too-large", "maximum request size for shared resources",
        r"maximum request size for shared resources is 1", {"shared-request": 4.0},
-       (EVENT, STATUS, DESCRIBE), True),
+       (EVENT, STATUS, DESCRIBE), True,
+       examples=(_x("UnexpectedAdmissionError: Allocate failed due to rpc error: code = Unknown "
+                    "desc = invalid request: maximum request size for shared resources is 1; "
+                    "found 2, which is unexpected", DP + "internal/rm/rm.go"),)),
     # ---- device plugin (facts.md §3, §6, §8) ----------------------------------------------------
     _s("plugin-xid-unhealthy", "xidcriticalerror",
-       r"xidcriticalerror:?\s*xid=\d+", {"unhealthy": 4.0, "xid": 1.0}, (LOG,), True),
+       r"xidcriticalerror:?\s*xid=\d+", {"unhealthy": 4.0, "xid": 1.0}, (LOG,), True,
+       examples=(_x("I1129 10:02:51.000000 1 health.go:169] XidCriticalError: Xid=48 on "
+                    "Device=GPU-5c0f2a11-aaaa-bbbb-cccc-0123456789ab; marking device as "
+                    "unhealthy.", DP + "internal/rm/health.go"),
+                 _x("2022/03/01 10:02:51 XidCriticalError: Xid=79 on Device=GPU-5c0f, the "
+                    "device will go unhealthy.", DP12 + "internal/rm/health.go"))),
     _s("plugin-marking-unhealthy", "unhealthy",
-       r"marking (?:device )?\S* ?as unhealthy|device marked unhealthy|will go unhealthy",
-       {"unhealthy": 3.0}, (LOG,), True),
+       r"marking (?:device )?\S* ?as unhealthy|marking all devices as unhealthy|"
+       r"device marked unhealthy|(?:the device|all devices) will go unhealthy",
+       {"unhealthy": 3.0}, (LOG,), True,
+       examples=(_x("'nvidia.com/gpu' device marked unhealthy: GPU-5c0f",
+                    DP + "internal/plugin/server.go"),
+                 _x("Marking device GPU-5c0f as unhealthy: ERROR_GPU_IS_LOST",
+                    DP + "internal/rm/health.go"),
+                 _x("Error waiting for event: ERROR_UNKNOWN; Marking all devices as unhealthy",
+                    DP + "internal/rm/health.go"),
+                 _x("XidCriticalError: Xid=79, All devices will go unhealthy.",
+                    DP12 + "internal/rm/health.go"))),
     _s("plugin-no-devices", "no devices found",
        r"no devices found\.? waiting indefinitely", {"not-advertised": 3.0, "nvml-init": 0.5},
-       (LOG,), True),
-    _s("plugin-register-failed", "register",
-       r"could not register device plugin|failed to register with kubelet|"
-       r"error registering with kubelet",
-       {"not-advertised": 3.0}, (LOG,), True),
+       (LOG,), True,
+       examples=(_x("I1129 10:02:10.000000 1 main.go:416] No devices found. Waiting "
+                    "indefinitely.", DP + "cmd/nvidia-device-plugin/main.go"),)),
+    _s("plugin-no-nvml", "incompatible strategy|incompatible platform|did you configure",
+       r"incompatible (?:strategy|platform) detected|if this is a gpu node, did you configure "
+       r"the nvidia container toolkit",
+       {"not-advertised": 2.5, "injection-failed": 1.0, "handler-missing": 0.5}, (LOG,), True,
+       examples=(_x("E1129 10:02:10.000000 1 factory.go:118] Incompatible strategy detected "
+                    "auto", DP + "internal/plugin/factory.go"),
+                 _x("E0312 10:02:10.000000 1 factory.go:112] Incompatible platform detected",
+                    DP15 + "internal/plugin/manager/factory.go"),
+                 _x("E1129 10:02:10.000000 1 factory.go:119] If this is a GPU node, did you "
+                    "configure the NVIDIA Container Toolkit?", DP + "internal/plugin/factory.go"))),
+    _s("plugin-register-failed", "could not register device plugin",
+       r"could not register device plugin", {"not-advertised": 3.0}, (LOG,), True,
+       examples=(_x("E1129 10:02:10.000000 1 server.go:146] Could not register device plugin: "
+                    "rpc error: code = Unavailable desc = connection error",
+                    DP + "internal/plugin/server.go"),)),
+    # The toolkit installer prints the same words about the *containerd* config (knowledge
+    # audit §9): those lines name the runtime config and are left to containerd-config.
     _s("plugin-load-config", "unable to load config",
-       r"unable to load config", {"plugin-config-invalid": 4.0}, (LOG,), True),
-    _s("config-manager-switch", "label|symlink|to update config|to switch config",
-       r"(?:unable|failed) to (?:get|read|watch) (?:node )?labels?\b.*device-plugin\.config|"
-       r"error (?:updating|setting) (?:the )?(?:config )?symlink|"
-       r"(?:unable|failed) to (?:update|switch) (?:to )?config",
-       {"plugin-config-invalid": 3.5}, (LOG,), True),
-    _s("plugin-invalid-sharing", "invalid|parsing config|parse config|validate flags",
-       r"invalid (?:sharing|time-?slicing|mps) config|error parsing config file|"
-       r"unable to parse config|unable to validate flags",
-       {"plugin-config-invalid": 3.5}, (LOG,), True),
+       r"unable to load config(?!.*(?:containerd|cri-?o|docker|config dump|toml|"
+       r"failed to run command))", {"plugin-config-invalid": 4.0}, (LOG,), True,
+       examples=(_x("E1129 10:02:10.129601 1 main.go:123] error starting plugins: unable to "
+                    "load config: unable to finalize config: unable to parse config file: "
+                    "error parsing config file: unmarshal error",
+                    DP + "cmd/nvidia-device-plugin/main.go"),
+                 _x("unable to load config: unable to finalize config: number of replicas "
+                    "must be >= 2", DP + "cmd/gpu-feature-discovery/main.go"))),
+    _s("config-manager-switch", "does not exist|error creating symlink|all fallbacks failed",
+       r"specified config \S+ does not exist|error creating symlink|"
+       r"no config was set, no default was provided, and all fallbacks failed",
+       {"plugin-config-invalid": 3.5}, (LOG,), True,
+       examples=(_x("E1129 11:31:01.000000 1 main.go:138] Error: specified config a100-ts8 "
+                    "does not exist", DP + "cmd/config-manager/main.go"),
+                 _x("Error: error creating symlink: symlink /available-configs/x /config/config."
+                    "yaml: file exists", DP + "cmd/config-manager/main.go"),
+                 _x("Error: no config was set, no default was provided, and all fallbacks "
+                    "failed", DP + "cmd/config-manager/main.go"))),
+    _s("plugin-invalid-sharing", "config file|validate flags|replicas must be|invalid --",
+       r"error parsing config file|unable to parse config file|unable to validate flags|"
+       r"number of replicas must be >= 2|invalid --(?:device-list-strategy|"
+       r"shared-devices-allocation-policy|device-id-strategy) option",
+       {"plugin-config-invalid": 3.5}, (LOG,), True,
+       examples=(_x("unable to parse config file: error parsing config file: unmarshal error",
+                    DP + "api/config/v1/config.go"),
+                 _x("number of replicas must be >= 2", DP + "api/config/v1/replicas.go"),
+                 _x("unable to validate flags: invalid --device-list-strategy option: "
+                    "volume-mount", DP + "cmd/nvidia-device-plugin/main.go"))),
     # ---- gate 2 runtime (facts.md §2.3, §5.5) ---------------------------------------------------
     _s("no-runtime-handler", "no runtime for",
        r"no runtime for \"?[\w.-]+\"? is configured", {"handler-missing": 4.0}, (EVENT, DESCRIBE),
-       True),
-    _s("cri-handler-unknown", "runtime handler|runtimehandler",
-       r"runtime ?handler \"?[\w.-]+\"? (?:not supported|is not configured|not found)|"
-       r"failed to find runtime handler \"?[\w.-]+",
-       {"handler-missing": 3.5}, (EVENT, DESCRIBE), True),
+       True,
+       examples=(_x('Failed to create pod sandbox: rpc error: code = Unknown desc = failed to '
+                    'get sandbox runtime: no runtime for "nvidia" is configured',
+                    CD + "internal/cri/config/config.go"),
+                 _x('failed to get sandbox runtime: no runtime for "nvidia" is configured',
+                    "containerd/containerd@v1.7.0:pkg/cri/sbserver/sandbox_run.go"))),
+    _s("cri-handler-unknown", "runtimehandler|runtime handler",
+       r"runtimehandler \"?[\w.-]+\"? not supported|failed to find runtime handler \"?[\w.-]+",
+       {"handler-missing": 3.5}, (EVENT, DESCRIBE), True,
+       examples=(_x("Failed to create pod sandbox: rpc error: code = Unknown desc = failed to "
+                    "find runtime handler nvidia from runtime list map[crun:0xc00047e300 "
+                    "runc:0xc00047ef00]", GH + "NVIDIA/NVSentinel/issues/442"),
+                 _x('Failed create pod sandbox: rpc error: code = Unknown desc = RuntimeHandler '
+                    '"nvidia" not supported',
+                    "kubernetes/kubernetes@v1.21.0:pkg/kubelet/dockershim/docker_sandbox.go"))),
     _s("cdi-unresolvable", "cdi device",
        r"unresolvable cdi devices?|failed to inject cdi devices|cdi device injection failed",
-       {"cdi-unresolvable": 4.0}, (EVENT, STATUS, DESCRIBE), True),
+       {"cdi-unresolvable": 4.0}, (EVENT, STATUS, DESCRIBE), True,
+       examples=(_x("CDI device injection failed: unresolvable CDI devices "
+                    "k8s.device-plugin.nvidia.com/gpu=GPU-5c0f", CD + "pkg/cdi/oci_opt.go"),
+                 _x("failed to inject CDI devices: unresolvable CDI devices "
+                    "management.nvidia.com/gpu=all", CTK + "internal/modifier/cdi/registry.go"))),
     _s("cdi-none-generated", "cdi devices",
-       r"found 0 cdi devices", {"cdi-unresolvable": 3.0}, (LOG, CONFIG), True),
+       r"found 0 cdi devices", {"cdi-unresolvable": 3.0}, (LOG, CONFIG), True,
+       examples=(_x("INFO[0000] Found 0 CDI devices", CTK + "cmd/nvidia-ctk/cdi/list/list.go"),)),
     _s("envvar-unprivileged", "when-unprivileged|when_unprivileged",
        r"accept[-_]nvidia[-_]visible[-_]devices[-_]envvar[-_]when[-_]unprivileged\W*[=:]\s*"
-       r"\"?false", {"envvar-ignored": 3.0}, (CONFIG, DESCRIBE), True),
+       r"\"?false", {"envvar-ignored": 3.0}, (CONFIG, DESCRIBE), True,
+       examples=(_x("accept-nvidia-visible-devices-envvar-when-unprivileged = false",
+                    CTK + "internal/config/config.go"),)),
     _s("nvidia-cli-init", "nvidia-container-cli",
-       r"nvidia-container-cli:? (?:initialization|mount|ldcache|detection) error",
-       {"injection-failed": 3.5, "nvml-init": 0.5}, (EVENT, STATUS, DESCRIBE), True),
+       r"nvidia-container-cli(?:\.real)?:? (?:initialization|mount|ldcache|detection|"
+       r"device) error",
+       {"injection-failed": 3.5, "nvml-init": 0.5}, (EVENT, STATUS, DESCRIBE), True,
+       examples=(_x("stderr: nvidia-container-cli: initialization error: nvml error: driver not "
+                    "loaded: unknown", GH + "NVIDIA/nvidia-container-toolkit/issues/260"),
+                 _x("stderr: nvidia-container-cli: initialization error: driver error: failed "
+                    "to process request", GH + "NVIDIA/nvidia-container-toolkit/issues/183"))),
     _s("oci-create-failed", "oci runtime create failed",
-       r"oci runtime create failed", {"injection-failed": 1.5}, (EVENT, STATUS, DESCRIBE)),
+       r"oci runtime create failed", {"injection-failed": 1.5}, (EVENT, STATUS, DESCRIBE),
+       examples=(_x("failed to create shim task: OCI runtime create failed: runc create failed: "
+                    "unable to start container process: error during container init",
+                    GH + "NVIDIA/nvidia-docker/issues/1780"),)),
     _s("hook-failed", "hook",
-       r"error running (?:prestart|createcontainer) hook|error running hook #?\d*",
-       {"injection-failed": 2.5}, (EVENT, STATUS, DESCRIBE), True),
+       r"error running (?:prestart|createcontainer) hook|error running hook",
+       {"injection-failed": 2.5}, (EVENT, STATUS, DESCRIBE), True,
+       examples=(_x("error during container init: error running hook #0: error running hook: "
+                    "exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'",
+                    GH + "NVIDIA/nvidia-docker/issues/1780"),)),
     _s("runtime-binary-missing", "nvidia-container-runtime",
-       r"nvidia-container-runtime[\w.]*\"?:? (?:executable file not found|no such file)",
-       {"injection-failed": 4.0}, (EVENT, STATUS, DESCRIBE), True),
+       r"nvidia-container-runtime[\w.-]*\"?:? (?:executable file not found|no such file)",
+       {"injection-failed": 4.0}, (EVENT, STATUS, DESCRIBE), True,
+       examples=(_x('failed to create shim task: OCI runtime create failed: exec: '
+                    '"nvidia-container-runtime": executable file not found in $PATH',
+                    GH + "NVIDIA/gpu-operator/issues/1323"),)),
     # ---- NVML / driver in containers (facts.md §8; seed §4) -------------------------------------
     _s("nvml-version-mismatch", "version mismatch",
-       r"driver/library version mismatch", {"nvml-mismatch": 4.0}, (LOG, STATUS, SMI), True),
+       r"driver/library version mismatch", {"nvml-mismatch": 4.0}, (LOG, STATUS, SMI), True,
+       examples=(_x("Failed to initialize NVML: Driver/library version mismatch",
+                    "https://github.com/madgraph5/madgraph4gpu/issues/996"),
+                 _x("nvidia-container-cli: initialization error: nvml error: driver/library "
+                    "version mismatch: unknown", GH + "NVIDIA/gpu-operator/issues/898"))),
     _s("nvml-unknown-error", "unknown error",
        r"nvml: unknown error|failed to initialize nvml: unknown error",
-       {"device-lost": 4.0}, (LOG, STATUS, SMI), True),
+       {"device-lost": 4.0}, (LOG, STATUS, SMI), True,
+       examples=(_x("Failed to initialize NVML: Unknown Error",
+                    GH + "NVIDIA/nvidia-container-toolkit/issues/48"),)),
     _s("nvml-init-failed", "failed to initialize nvml",
        r"failed to initialize nvml(?!: unknown error)(?!: driver/library)",
-       {"nvml-init": 2.0, "nouveau": 0.25, "secure-boot": 0.25}, (LOG, STATUS, SMI)),
-    _s("nvml-lib-missing", "nvml|libnvidia-ml",
-       r"could not load nvml library|libnvidia-ml\.so\.1: cannot open shared object",
-       {"nvml-init": 2.0, "not-advertised": 0.5}, (LOG, STATUS)),
+       {"nvml-init": 2.0, "nouveau": 0.25, "secure-boot": 0.25}, (LOG, STATUS, SMI),
+       examples=(_x("E1129 10:02:10.000000 1 factory.go:99] Failed to initialize NVML: "
+                    "ERROR_LIBRARY_NOT_FOUND.", DP + "internal/plugin/factory.go"),)),
+    _s("nvml-lib-missing", "libnvidia-ml",
+       r"libnvidia-ml\.so\.1: cannot open shared object",
+       {"nvml-init": 2.0, "not-advertised": 0.5}, (LOG, STATUS),
+       examples=(_x("error while loading shared libraries: libnvidia-ml.so.1: cannot open "
+                    "shared object file: No such file or directory",
+                    GH + "NVIDIA/nvidia-container-toolkit/issues/251"),)),
     _s("smi-no-driver", "couldn't communicate with the nvidia driver",
        r"couldn't communicate with the nvidia driver",
        {"nvml-init": 1.5, "nouveau": 0.5, "secure-boot": 0.5, "kernel-headers": 0.25},
-       (SMI, LOG, VALIDATOR)),
+       (SMI, LOG, VALIDATOR),
+       examples=(_x("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
+                    "driver. Make sure that the latest NVIDIA driver is installed and running.",
+                    GH + "NVIDIA/gpu-operator/issues/250"),)),
     # ---- driver container / host driver (seed §3; CODES.md GX403) -------------------------------
     _s("insert-nvidia-failed", "nvidia",
-       r"could not insert '?nvidia|modprobe: error: .*nvidia|"
+       r"could not insert '?nvidia|modprobe: (?:fatal|error): .*nvidia|"
        r"unable to load the (?:kernel module )?'?nvidia(?:\.ko)?'?",
-       {"nouveau": 1.0, "secure-boot": 1.0, "kernel-headers": 0.25}, (LOG, DMESG, VALIDATOR)),
+       {"nouveau": 1.0, "secure-boot": 1.0, "kernel-headers": 0.25}, (LOG, DMESG, VALIDATOR),
+       examples=(_x("modprobe: ERROR: could not insert 'nvidia': No such device",
+                    "kmod-project/kmod@v31:tools/modprobe.c"),
+                 _x("ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most "
+                    "frequently when this kernel module was built against the wrong or "
+                    "improperly configured kernel sources", INST + "kernel.c"))),
     _s("nvrm-probe-failed", "nvrm",
-       r"nvrm: (?:the nvidia probe routine failed|no nvidia devices probed|"
-       r"rminitadapter failed)",
-       {"nouveau": 1.0, "secure-boot": 0.5, "fm-missing": 0.25}, (DMESG, LOG)),
+       r"nvrm: (?:the nvidia probe routine failed|no nvidia devices probed)",
+       {"nouveau": 1.0, "secure-boot": 0.5, "gpu-init": 0.5}, (DMESG, LOG),
+       examples=(_x("NVRM: The NVIDIA probe routine failed for 1 device(s).",
+                    OGKM + "kernel-open/nvidia/nv.c"),
+                 _x("NVRM: No NVIDIA devices probed.", OGKM + "kernel-open/nvidia/nv.c"))),
+    # Another driver (nouveau, vfio-pci) owns the device, so nvidia's probe is never called.
+    _s("nvrm-probe-not-called", "probe routine was not called",
+       r"nvrm: the nvidia probe routine was not called", {"nouveau": 2.5}, (DMESG, LOG),
+       examples=(_x("NVRM: The NVIDIA probe routine was not called for 1 device(s).",
+                    OGKM + "kernel-open/nvidia/nv.c"),)),
+    _s("nvrm-init-adapter", "rminitadapter failed",
+       r"rminitadapter failed", {"gpu-init": 3.5}, (DMESG, LOG), True,
+       examples=(_x("NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x22:0x56:884)",
+                    OGKM + "src/nvidia/arch/nvalloc/unix/src/osinit.c"),
+                 _x("NVRM: RmInitAdapter failed! (0x26:0xffff:1227)",
+                    GH + "NVIDIA/open-gpu-kernel-modules/issues/19"))),
+    _s("nvrm-gpu-unsupported", "installed in this system is not supported",
+       r"installed in this system is not supported by (?:open|the)",
+       {"gpu-unsupported": 4.0}, (DMESG, LOG), True,
+       examples=(_x("NVRM: installed in this system is not supported by open",
+                    OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c"),
+                 _x("[   38.034696] NVRM: installed in this system is not supported by the",
+                    GH + "NVIDIA/nvtrust/issues/55"))),
     _s("nouveau-in-use", "nouveau",
-       r"nouveau kernel driver is (?:currently )?in use|nouveau.*(?:is loaded|in use)|"
+       r"nouveau kernel driver is (?:currently )?in use|"
        r"^\s*nouveau\s+\d+\s+\d+|\bnouveau \d{4}:[0-9a-f]{2}:",
-       {"nouveau": 4.0}, (LOG, DMESG, DESCRIBE), True),
-    _s("secure-boot-key", "key was rejected",
-       r"key was rejected by service", {"secure-boot": 4.0}, (LOG, DMESG), True),
-    _s("secure-boot-verify", "module verification failed",
-       r"module verification failed:? signature", {"secure-boot": 3.0}, (DMESG,), True),
-    _s("secure-boot-lockdown", "lockdown",
-       r"lockdown: .*unsigned module loading is restricted", {"secure-boot": 4.0}, (DMESG,), True),
+       {"nouveau": 4.0}, (LOG, DMESG, DESCRIBE), True,
+       examples=(_x("WARNING: The Nouveau kernel driver is currently in use by your system.",
+                    INST + "misc.c"),
+                 _x("nouveau              2359296  0", "kmod-project/kmod@v31:tools/lsmod.c"),
+                 _x("[    4.123456] nouveau 0000:3b:00.0: NVIDIA GA100 (170000a1)",
+                    "torvalds/linux@v6.8:drivers/gpu/drm/nouveau/nvkm/engine/device/base.c"))),
+    # ENOKEY / EKEYREJECTED from the kernel's module signature check under enforcement.
+    _s("secure-boot-key", "key was rejected|required key not available",
+       r"key was rejected by service|could not insert '?nvidia\S*'?: required key not available",
+       {"secure-boot": 4.0}, (LOG, DMESG), True,
+       examples=(_x("modprobe: ERROR: could not insert 'nvidia': Key was rejected by service",
+                    "kmod-project/kmod@v31:tools/modprobe.c"),
+                 _x("modprobe: ERROR: could not insert 'nvidia': Required key not available",
+                    "https://en.opensuse.org/SDB:NVIDIA_drivers"))),
+    _s("secure-boot-lockdown", "lockdown|unsigned module is rejected",
+       r"lockdown: .*unsigned module loading is restricted|loading of unsigned module is rejected",
+       {"secure-boot": 4.0}, (DMESG,), True,
+       examples=(_x("Lockdown: modprobe: unsigned module loading is restricted; see man "
+                    "kernel_lockdown.7", "torvalds/linux@v6.8:security/lockdown/lockdown.c"),
+                 _x("Loading of unsigned module is rejected",
+                    "torvalds/linux@v6.8:kernel/module/signing.c"))),
     _s("secure-boot-enabled", "secureboot enabled",
-       r"secureboot enabled", {"secure-boot": 2.0}, (SMI, LOG)),
-    _s("precompiled-missing", "precompiled",
-       r"precompiled.*(?:not (?:found|available)|does not match|mismatch|unable to find)|"
-       r"(?:no|unable to find|could not find) (?:a )?precompiled",
-       {"precompiled-kernel": 4.0}, (LOG, EVENT), True),
+       r"secureboot enabled", {"secure-boot": 2.0}, (SMI, LOG),
+       examples=(_x("SecureBoot enabled", "lcp/mokutil@0.7.2:src/mokutil.c"),)),
+    # The module was *loaded* unsigned: signature enforcement is off, so Secure Boot did not
+    # block it; and a loaded module rules out nouveau and missing headers (knowledge audit §0.2).
+    _s("module-loaded-unsigned", "module verification failed",
+       r"nvidia\S*: module verification failed:? signature", {}, (DMESG,),
+       against=("secure-boot", "nouveau", "kernel-headers"),
+       examples=(_x("nvidia: module verification failed: signature and/or required key "
+                    "missing - tainting kernel", "torvalds/linux@v6.8:kernel/module/signing.c"),)),
+    _s("nvrm-loaded", "nvrm: loading nvidia",
+       r"nvrm: loading nvidia unix", {}, (DMESG,),
+       against=("secure-boot", "nouveau", "kernel-headers"),
+       examples=(_x("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.124.06  Tue Feb 11 "
+                    "2025", GH + "NVIDIA/gpu-operator/issues/544"),)),
+    _s("precompiled-missing", "linux-objects-nvidia|linux-signatures-nvidia|linux-modules-nvidia",
+       r"unable to locate package linux-(?:objects|signatures|modules)-nvidia-",
+       {"precompiled-kernel": 3.5}, (LOG,), True,
+       examples=(_x("E: Unable to locate package linux-objects-nvidia-535-server-5.10.0-23-amd64",
+                    GH + "NVIDIA/gpu-operator/issues/557"),)),
     _s("driver-image-kernel-tag", "nvidia/driver:",
        r"nvidia/driver:[\w.]+-\d+\.\d+\.\d+-[\w.-]+.*(?:not found|manifest unknown)",
-       {"precompiled-kernel": 4.0}, (EVENT, DESCRIBE), True),
+       {"precompiled-kernel": 4.0}, (EVENT, DESCRIBE), True,
+       examples=(_x('Failed to pull image "nvcr.io/nvidia/driver:570-5.15.0-130-generic-'
+                    'ubuntu22.04": rpc error: code = NotFound desc = failed to pull and unpack '
+                    'image: not found', OP + "controllers/object_controls.go"),)),
     _s("driver-image-os-tag", "nvidia/driver:",
-       r"nvidia/driver:\d+\.\d+(?:\.\d+)?-(?:ubuntu|rhel|rhcos|centos|rocky|debian|sles)"
+       r"nvidia/driver:\d+\.\d+(?:\.\d+)?-(?:ubuntu|rhel|rhcos|centos|rocky|debian|sles|ol)"
        r"[\d.]+\"?:? .*(?:not found|manifest unknown)",
-       {"driver-os-mismatch": 4.0}, (EVENT, DESCRIBE), True),
+       {"driver-os-mismatch": 4.0}, (EVENT, DESCRIBE), True,
+       examples=(_x('Failed to pull image "nvcr.io/nvidia/driver:580.95.05-rocky9.4": rpc error: '
+                    "code = NotFound desc = nvcr.io/nvidia/driver:580.95.05-rocky9.4: not found",
+                    OP + "controllers/object_controls.go"),)),
     _s("kernel-source-missing", "kernel source",
-       r"unable to find the kernel source tree", {"kernel-headers": 4.0}, (LOG,), True),
-    _s("kernel-headers-missing", "linux-headers",
-       r"unable to locate package linux-headers|linux-headers-\S+.*(?:not found|no installation "
-       r"candidate)|could not install linux-headers",
-       {"kernel-headers": 4.0}, (LOG,), True),
+       r"unable to find the kernel source tree", {"kernel-headers": 4.0}, (LOG,), True,
+       examples=(_x("ERROR: Unable to find the kernel source tree for the currently running "
+                    "kernel.", INST + "kernel.c"),)),
+    _s("kernel-headers-missing", "linux-headers|kernel-headers|kernel-devel",
+       r"unable to locate package linux-headers|linux-headers-\S+.*no installation candidate|"
+       r"no package kernel-(?:headers|devel)-\S+ available|"
+       r"unable to find a match: kernel-(?:headers|devel)",
+       {"kernel-headers": 4.0}, (LOG,), True,
+       examples=(_x("E: Unable to locate package linux-headers-5.3.0-1029-gcp",
+                    GH + "GoogleCloudPlatform/container-engine-accelerators/issues/140"),
+                 _x("Error: Unable to find a match: kernel-headers-4.18.0-193.29.1.el8_2.x86_64",
+                    GH + "NVIDIA/gpu-operator/issues/110"))),
     _s("kernel-version-unresolved", "could not resolve linux kernel version",
        r"could not resolve linux kernel version", {"kernel-headers": 2.0,
-                                                   "precompiled-kernel": 1.0}, (LOG,)),
+                                                   "precompiled-kernel": 1.0}, (LOG,),
+       examples=(_x("Could not resolve Linux kernel version", DRV + "rhel8/nvidia-driver"),)),
+    _s("driver-in-use", "driver is in use",
+       r"could not unload nvidia driver kernel modules, driver is in use",
+       {"driver-in-use": 4.0}, (LOG,), True,
+       examples=(_x("Could not unload NVIDIA driver kernel modules, driver is in use",
+                    DRV + "rhel8/nvidia-driver"),)),
     _s("upgrade-failed-label", "upgrade-failed",
        r"gpu-driver-upgrade-state[=:]\s*\"?upgrade-failed", {"upgrade-failed": 4.0},
-       (DESCRIBE, LOG), True),
+       (DESCRIBE, LOG), True,
+       examples=(_x("nvidia.com/gpu-driver-upgrade-state=upgrade-failed",
+                    OP + "vendor/github.com/NVIDIA/k8s-operator-libs/pkg/upgrade/consts.go"),)),
     # ---- Fabric Manager (seed §1, §3) -----------------------------------------------------------
     _s("system-not-initialized", "system not yet initialized",
        r"system not yet initialized", {"fm-missing": 1.5, "fm-version": 1.0},
-       (VALIDATOR, LOG, SMI)),
+       (VALIDATOR, LOG, SMI),
+       examples=(_x("Error 802: system not yet initialized",
+                    GH + "dstackai/dstack/issues/2348"),)),
     _s("fm-unit-missing", "fabricmanager",
-       r"nvidia-fabricmanager(?:\.service)?.*(?:could not be found|not-found|inactive|"
-       r"not running|no such file)|unit nvidia-fabricmanager\.service not found",
-       {"fm-missing": 4.0}, (JOURNAL, LOG, SMI), True),
+       r"unit nvidia-fabricmanager\.service (?:could not be found|not found)|"
+       r"nvidia-fabricmanager\.service: (?:unit|loaded: not-found)",
+       {"fm-missing": 4.0}, (JOURNAL, LOG, SMI), True,
+       examples=(_x("Unit nvidia-fabricmanager.service could not be found.",
+                    "systemd/systemd@v255:src/systemctl/systemctl-show.c"),
+                 _x("Failed to start nvidia-fabricmanager.service: Unit "
+                    "nvidia-fabricmanager.service not found.",
+                    "systemd/systemd@v255:src/systemctl/systemctl-start-unit.c"))),
     _s("fm-state-inactive", "activestate=",
-       r"^activestate=(?:inactive|failed)", {"fm-missing": 1.5}, (SMI,)),
-    _s("fm-version-mismatch", "version",
-       r"fabric ?manager.*version.*(?:mismatch|does not match|incompatible|not compatible)|"
-       r"version mismatch.*fabric ?manager|nvswitch.*driver version.*mismatch",
-       {"fm-version": 4.0}, (JOURNAL, LOG), True),
+       r"^activestate=(?:inactive|failed)", {"fm-missing": 1.5}, (SMI,),
+       examples=(_x("ActiveState=inactive",
+                    "systemd/systemd@v255:src/systemctl/systemctl-show.c"),)),
+    _s("fm-version-mismatch", "driver interface version",
+       r"driver interface version \S+ (?:don'?t|doesn'?t|don’t|do not|does not) match with "
+       r"driver version",
+       {"fm-version": 4.0}, (JOURNAL, LOG), True,
+       examples=(_x("nv-fabricmanager[3228]: fabric manager NVIDIA GPU driver interface version "
+                    "530.30.02 don't match with driver version 530.41.03. Please update with "
+                    "matching NVIDIA driver package.", GH + "NVIDIA/gpu-operator/issues/544"),
+                 _x("fabric manager NVIDIA GPU driver interface version 590.48.01 don't match "
+                    "with driver version 580.126.09.",
+                    GH + "NVIDIA/gpu-driver-container/issues/735"))),
     # ---- DCGM exporter (seed §1) ----------------------------------------------------------------
-    _s("dcgm-cannot-connect", "dcgm|hostengine",
-       r"cannot connect to dcgm|error connecting to nv-hostengine|"
-       r"(?:failed|unable) to connect to (?:the )?(?:remote )?(?:dcgm|hostengine)|"
-       r"dcgm initialization error|dcgm_st_connection_not_valid",
-       {"dcgm-connect": 4.0}, (LOG,), True),
-    _s("dcgm-profiling", "profiling",
-       r"profiling (?:module|metrics)?.*(?:is not supported|not supported|unsupported)",
-       {"dcgm-profiling": 3.5}, (LOG,), True),
-    _s("dcgm-fr", "dcgm_",
-       r"dcgm_(?:fr_\w+|st_(?:in_use|profiling_not_supported|not_supported))",
-       {"dcgm-profiling": 2.5}, (LOG,), True),
+    _s("dcgm-cannot-connect", "hostengine",
+       r"error connecting to nv-hostengine|failed to connect to remote hostengine|"
+       r"unable to connect to the remote hostengine",
+       {"dcgm-connect": 4.0}, (LOG,), True,
+       examples=(_x('level=fatal msg="Error connecting to nv-hostengine: Host engine connection '
+                    'invalid/disconnected"', "NVIDIA/go-dcgm@v0.0.0-20240118:pkg/dcgm/admin.go"),
+                 _x('level=ERROR msg="Failed to connect to remote hostengine" '
+                    'address=nvidia-dcgm:5555',
+                    "NVIDIA/dcgm-exporter@4.5.3-4.8.2:internal/pkg/dcgmprovider/dcgm.go"))),
+    _s("dcgm-profiling", "profiling|not collecting dcp metrics",
+       r"profiling is not supported for this group of gpus|"
+       r"not collecting dcp metrics: .*module of dcgm that is not currently loaded",
+       {"dcgm-profiling": 3.5}, (LOG,), True,
+       examples=(_x('level=fatal msg="Error watching fields: Profiling is not supported for '
+                    'this group of GPUs or GPU"',
+                    GH + "NVIDIA/gpu-monitoring-tools/issues/119"),
+                 _x('level=INFO msg="Not collecting DCP metrics: This request is serviced by a '
+                    'module of DCGM that is not currently loaded"',
+                    "NVIDIA/dcgm-exporter@4.5.3-4.8.2:pkg/cmd/app.go"))),
+    _s("dcgm-fr", "dcgm_st_",
+       r"dcgm_st_(?:in_use|profiling_not_supported|not_supported)",
+       {"dcgm-profiling": 2.5}, (LOG,), True,
+       examples=(_x("DCGM_ST_PROFILING_NOT_SUPPORTED", "NVIDIA/DCGM@v4.2.3:dcgmlib/dcgm_errors.h")
+                 ,)),
     # ---- MIG (facts.md §5.2, §6.3) --------------------------------------------------------------
     _s("mig-apply-error", "mig",
-       r"error applying mig configuration|failed to apply mig|unable to (?:apply|set) mig|"
-       r"error (?:validating|parsing) mig config|mig-parted.*(?:error|failed)",
-       {"mig-failed": 4.0}, (LOG,), True),
+       r"error applying mig configuration|failed to (?:apply|validate) mig configuration|"
+       r"unable to apply mig config",
+       {"mig-failed": 4.0}, (LOG,), True,
+       examples=(_x("Error applying MIG configuration with hooks: error enabling MIG mode",
+                    MIG + "cmd/nvidia-mig-parted/apply/apply.go"),
+                 _x("failed to apply MIG configuration: error setting MIG mode",
+                    MIG + "pkg/mig/reconfigure/reconfigure.go"),
+                 _x("failed to validate MIG configuration: unknown config 'all-3g.40gb'",
+                    MIG + "pkg/mig/reconfigure/reconfigure.go"))),
     _s("mig-state-failed", "mig.config.state",
        r"mig\.config\.state'?\"?\s*(?:node )?(?:label )?(?:to |=|:)\s*'?\"?failed",
-       {"mig-failed": 4.0}, (LOG, DESCRIBE), True),
+       {"mig-failed": 4.0}, (LOG, DESCRIBE), True,
+       examples=(_x("Changing the 'nvidia.com/mig.config.state' node label to 'failed'",
+                    MIG + "deployments/container/reconfigure-mig.sh"),
+                 _x("nvidia.com/mig.config.state=failed",
+                    MIG + "pkg/mig/reconfigure/reconfigure.go"))),
     # ---- kernel / containerd (facts.md §1.4, §8) ------------------------------------------------
     _s("xid-kernel", "xid",
-       r"nvrm: xid \(pci:[0-9a-f:.]+\): \d+", {"xid": 4.0, "unhealthy": 1.0}, (DMESG, JOURNAL),
-       True),
-    _s("containerd-signal", "signal",
-       r"containerd.*(?:received signal|sent signal sighup)|sent signal sighup to main process",
-       {"containerd-restart": 3.0, "handler-missing": 0.5}, (JOURNAL,), True),
-    _s("containerd-config-error", "config|toml|plugin key",
-       r"failed to load toml|unsupported config version|containerd config version \d+ is not "
-       r"supported|invalid plugin key uri",
-       {"containerd-config": 4.0}, (JOURNAL, LOG), True),
-    _s("toolkit-config-dump-failed", "config dump|determine runtime config",
-       r"(?:error|failed).*containerd config dump|containerd config dump.*(?:error|failed)|"
-       r"unable to determine runtime config",
-       {"containerd-config": 3.0}, (LOG,), True),
+       r"nvrm: xid \(pci:[0-9a-f:.]+(?: gpu-i:\d+(?: gpu-ci:\d+)?)?\): \d+",
+       {"xid": 4.0, "unhealthy": 1.0}, (DMESG, JOURNAL), True,
+       examples=(_x("NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has "
+                    "fallen off the bus.", OGKM + "src/nvidia/arch/nvalloc/unix/src/osinit.c"),
+                 _x("NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: CE User "
+                    "Channel (0x9). RST: No, D-RST: No",
+                    OGKM + "src/nvidia/src/kernel/gpu/arch/ampere/kern_gpu_error_cont_ga100.c"),
+                 _x("NVRM: Xid (PCI:0000:01:00 GPU-I:05 GPU-CI:01): 13, Graphics Exception",
+                    OGKM + "src/nvidia/src/kernel/gpu/rc/kernel_rc.c"))),
+    # containerd does not handle SIGHUP: the toolkit's signal kills it and systemd restarts it
+    # (knowledge audit §0.6).
+    _s("containerd-signal", "status=1/hup|sending sighup signal to containerd",
+       r"containerd\.service: main process exited, code=killed, status=1/hup|"
+       r"sending sighup signal to containerd",
+       {"containerd-restart": 3.0, "handler-missing": 0.5}, (JOURNAL, LOG), True,
+       examples=(_x("containerd.service: Main process exited, code=killed, status=1/HUP",
+                    "systemd/systemd@v255:src/core/service.c"),
+                 _x('time="2026-11-29T10:01:03Z" level=info msg="Sending SIGHUP signal to '
+                    'containerd"', CTK + "cmd/nvidia-ctk-installer/container/runtime/containerd/"
+                    "containerd_linux.go"))),
+    _s("containerd-config-error", "toml|plugin key|config version",
+       r"failed to load toml|invalid plugin key uri|"
+       r"expected containerd config version equal to or less than|"
+       r"drop-in config version \d+ higher than root config version",
+       {"containerd-config": 4.0}, (JOURNAL, LOG), True,
+       examples=(_x("containerd: failed to load TOML from /etc/containerd/config.toml: toml: "
+                    "line 3", CD + "cmd/containerd/server/config/config.go"),
+                 _x("containerd: failed to load TOML: /etc/containerd/config.toml: toml: line 3",
+                    "containerd/containerd@v1.7.0:services/server/config/config.go"),
+                 _x('invalid plugin key URI "cri" expect io.containerd.x.vx',
+                    "containerd/containerd@v1.7.0:services/server/config/config.go"),
+                 _x("expected containerd config version equal to or less than `3`, got `4`",
+                    CD + "cmd/containerd/server/config/config.go"),
+                 _x("drop-in config version 3 higher than root config version 2",
+                    "containerd/containerd@v2.3.0:cmd/containerd/server/config/config.go"))),
+    _s("toolkit-config-dump-failed", "config dump",
+       r"failed to run command .*containerd config dump",
+       {"containerd-config": 3.0}, (LOG,), True,
+       examples=(_x("unable to load config: failed to load config: failed to run command chroot "
+                    "[/host containerd config dump]: exit status 1",
+                    CTK + "pkg/config/toml/source-cli.go"),)),
     # ---- NFD / GFD labels (seed §1) -------------------------------------------------------------
-    _s("nfd-label-denied", "not allowed|denied label|ignoring label",
-       r"namespace \"?nvidia\.com\"? is not allowed|"
-       r"(?:denied|ignoring) label \"?nvidia\.com/|"
-       r"nvidia\.com/[\w.-]+\"?\W+(?:label )?namespace (?:is )?not allowed",
-       {"gfd-labels": 4.0}, (LOG,), True),
+    _s("nfd-label-denied", "not allowed",
+       r"namespace \\?\"?nvidia\.com\\?\"? is not allowed",
+       {"gfd-labels": 4.0}, (LOG,), True,
+       examples=(_x('E1129 11:20:03.512345 1 nfd-master.go:642] "ignoring label" err="namespace '
+                    '\\"nvidia.com\\" is not allowed" labelKey="nvidia.com/gpu.product" '
+                    'labelValue="NVIDIA-A100-SXM4-80GB"', NFD),
+                 _x('E1129 11:20:03.512345 1 nfd-master.go:409] Namespace "nvidia.com" is not '
+                    'allowed. Ignoring label "nvidia.com/gpu.product"', NFD12))),
     # ---- operands in Init (seed §4) -------------------------------------------------------------
     _s("waiting-for-validation", "waiting for|/run/nvidia/validations/",
-       r"waiting for (?:nvidia )?(?:driver|toolkit|container-toolkit|container stack|cuda|plugin)"
-       r"(?:[- ]validation| to be ready| ready)?|/run/nvidia/validations/\S+-ready",
-       {"operand-init": 2.0}, (LOG, VALIDATOR)),
+       r"waiting for (?:nvidia |the )?(?:driver|toolkit|container-toolkit|container stack|"
+       r"container toolkit|cuda|plugin|nvidia-driver)(?:[- ]validations?| to be (?:ready|setup|"
+       r"installed)| ready)?|/run/nvidia/validations/\S+-ready",
+       {"operand-init": 2.0}, (LOG, VALIDATOR),
+       examples=(_x("waiting for nvidia container stack to be setup",
+                    OP + "assets/gpu-feature-discovery/0500_daemonset.yaml"),
+                 _x("waiting for nvidia container toolkit to be setup",
+                    OP + "assets/state-mig-manager/0600_daemonset.yaml"),
+                 _x("waiting for the driver validations to be ready...",
+                    OP + "assets/state-device-plugin/0400_configmap.yaml"),
+                 _x("Waiting for nvidia-driver to be installed...",
+                    OP + "assets/state-driver/0500_daemonset.yaml"))),
     _s("init-status", "init:",
-       r"\binit:(?:\d+/\d+|crashloopbackoff|error)", {"operand-init": 1.5}, (DESCRIBE,)),
+       r"\binit:(?:\d+/\d+|crashloopbackoff|error)", {"operand-init": 1.5}, (DESCRIBE,),
+       examples=(_x("nvidia-device-plugin-daemonset-9b4rk   0/1   Init:0/1   0   22m",
+                    K + "pkg/printers/internalversion/printers.go"),)),
 )
+
+# The cause a bundle check's failing finding stands for, where a catalog cause says the same
+# (GX405 picks missing vs version from its params); other codes become causes of their own.
+CHECK_CAUSE: dict[str, str] = {
+    "GX101": "quota", "GX102": "runtimeclass-missing", "GX103": "request-invalid",
+    "GX201": "taint-selector", "GX202": "not-advertised", "GX203": "unhealthy",
+    "GX204": "exhausted", "GX301": "handler-missing", "GX302": "operand-init",
+    "GX303": "envvar-ignored", "GX305": "cdi-unresolvable", "GX306": "device-lost",
+    "GX307": "injection-failed", "GX404": "upgrade-failed", "GX406": "dcgm-connect",
+    "GX407": "mig-failed", "GX412": "driver-os-mismatch", "GX413": "plugin-config-invalid",
+    "GX414": "gfd-labels", "GX501": "dropin-overwrote", "GX504": "containerd-restart",
+    "GX505": "xid", "GX506": "nouveau", "GX507": "secure-boot", "GX509": "containerd-config",
+    "GX602": "shared-request",
+}
 
 # What to collect to tell two look-alike causes apart (unordered pairs); falls back to each
 # cause's own ``collect``.
@@ -385,6 +742,19 @@ DISTINGUISH: dict[frozenset[str], str] = {
         "the failing tag: `<version>-<os>` (no image for this OS: GX412) vs "
         "`<branch>-<kernel>-<os>` (no precompiled image for this kernel), and "
         "`kubectl get nodes -o wide` for the GPU nodes' OS-IMAGE and KERNEL-VERSION",
+    frozenset({"handler-missing", "dropin-overwrote"}):
+        "`containerd config dump` (runtimes.nvidia absent) and `ls /etc/containerd/conf.d` with "
+        "the `imports` line of config.toml: a drop-in that rewrites the cri section wipes the "
+        "handler; a drop-in no `imports` names is never read; no drop-in at all means the "
+        "toolkit has not run yet (its pod log)",
+    frozenset({"unhealthy", "xid"}):
+        "capacity vs allocatable on the node (`kubectl describe node <n>`) and the device "
+        "plugin log (`XidCriticalError … marking device as unhealthy`)",
+    frozenset({"secure-boot", "kernel-headers"}):
+        "`mokutil --sb-state` and `dmesg | grep -iE 'key was rejected|lockdown'` (Secure Boot) "
+        "vs the driver pod log for `linux-headers` / kernel source errors",
+    frozenset({"nouveau", "kernel-headers"}):
+        "`lsmod | grep nouveau` (nouveau) vs the driver pod log for `linux-headers` errors",
     frozenset({"handler-missing", "injection-failed"}):
         "`containerd config dump | grep -A3 runtimes.nvidia` (absent = handler missing; "
         "present = the runtime/hook itself fails)",
@@ -472,6 +842,22 @@ DRA_EXAMPLES: dict[str, str] = {
     "dra-cdi-claim": "failed to create containerd container: CDI device injection failed: "
                      "unresolvable CDI devices k8s.gpu.nvidia.com/claim=5f0c-gpu-0",
 }
+_DRA_SCHED = K + "pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go"
+_DRA_SOURCES: dict[str, str] = {
+    "dra-cannot-allocate": _DRA_SCHED,
+    "dra-claim-not-created": K + "staging/src/k8s.io/dynamic-resource-allocation/resourceclaim/"
+                                 "resourceclaim.go",
+    "dra-claim-not-found": _DRA_SCHED,
+    "dra-class-missing": _DRA_SCHED,
+    "dra-not-on-node": _DRA_SCHED,
+    "dra-cel-runtime": K + "staging/src/k8s.io/dynamic-resource-allocation/structured/internal/"
+                           "stable/allocator_stable.go",
+    "dra-prepare-failed": K + "pkg/kubelet/cm/dra/manager.go",
+    "dra-driver-not-registered": K + "pkg/kubelet/cm/dra/plugin/registry.go",
+    "dra-cdi-claim": CD + "pkg/cdi/oci_opt.go",
+}
+DRA_SIGNATURES = tuple(replace(sg, examples=(Example(DRA_EXAMPLES[sg.id], _DRA_SOURCES[sg.id]),))
+                       for sg in DRA_SIGNATURES)
 CAUSES = CAUSES + DRA_CAUSES
 CAUSE_BY_ID.update({c.id: c for c in DRA_CAUSES})
 SIGNATURES = SIGNATURES + DRA_SIGNATURES

@@ -9,15 +9,24 @@ never a traceback.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
+
+import msgspec
 
 from gpuxray.errors import InputError
+from gpuxray.model import k8s
+from gpuxray.model.snapshot import HostFacts, Input, InputState, Snapshot
+from gpuxray.sources.decode import yaml_docs
 from gpuxray.sources.files import printable_name
+from gpuxray.sources.parsers import describe, paste, wide
+from gpuxray.sources.parsers.bugreport import status_to_show
+from gpuxray.sources.parsers.paste import Part, split_paste
 from gpuxray.sources.redact import redact_text
 
 FILE_LIMIT = 4 << 20
@@ -151,3 +160,225 @@ def read_pasted(arg: str) -> Pasted:
     if p.is_dir():
         return read_dir(p)
     return Pasted([read_file(p)])
+
+
+# ----- the paste as evidence: a partial Snapshot ----------------------------------------------
+PASTED_HOST = "pasted-node"
+ROOT_CONFIG = "etc/containerd/config.toml"  # BUNDLE.md nodes/<node>/files/ path
+
+
+class CMD:
+    """BUNDLE.md ``nodes/<node>/cmd/`` names the pasted outputs are filed under."""
+
+    DMESG = "dmesg.txt"
+    LSMOD = "lsmod.txt"
+    MOKUTIL = "mokutil-sb-state.txt"
+    NVIDIA_SMI = "nvidia-smi.txt"
+    NVIDIA_SMI_Q = "nvidia-smi-q.xml"
+    SYSTEMCTL_FM = "systemctl-show-fabricmanager.txt"
+    SYSTEMCTL_CONTAINERD = "systemctl-show-containerd.txt"
+    JOURNAL_CONTAINERD = "journal-containerd.txt"
+
+
+@dataclass(slots=True)
+class PasteEvidence:
+    """What the parsers made of a paste: a partial Snapshot (only the inputs the paste holds are
+    ``collected``; everything else is "not in the paste", so checks answer unknown for it), the
+    parts it was cut into, and the text each part left for the signature scan."""
+
+    snapshot: Snapshot
+    parts: list[tuple[str, Part]]  # (input name, part)
+    kinds: dict[str, int] = field(default_factory=dict)
+
+
+def _strip_imports(toml_text: str) -> str:
+    """A ``containerd config dump`` is the merged result: its ``imports`` were already applied,
+    so the files it names must not be read again (they are not in the paste)."""
+    return re.sub(r"(?ms)^\s*imports\s*=\s*\[[^\]]*\]\s*$", "", toml_text, count=1)
+
+
+def _decode_k8s(text: str) -> dict[str, list[Any]]:
+    """Nodes, pods, events, runtime classes and daemonsets from a JSON/YAML fragment; a fragment
+    that does not decode yields nothing (its lines are still scanned)."""
+    out: dict[str, list[Any]] = {}
+    try:
+        docs = yaml_docs(text)
+    except InputError:
+        return out
+    types: dict[str, tuple[str, type[Any]]] = {
+        "Node": ("nodes", k8s.Node), "Pod": ("pods", k8s.Pod), "Event": ("events", k8s.Event),
+        "RuntimeClass": ("runtimeclasses", k8s.RuntimeClass),
+        "DaemonSet": ("daemonsets", k8s.DaemonSet),
+        "ClusterPolicy": ("clusterpolicies", k8s.CustomResource)}
+    items: list[Any] = []
+    for d in docs:
+        if isinstance(d, dict) and isinstance(d.get("items"), list):
+            items.extend(d["items"])
+        elif isinstance(d, dict):
+            items.append(d)
+    for it in items:
+        if not isinstance(it, dict):
+            continue
+        kind = it.get("kind")
+        if kind not in types:
+            continue
+        key, typ = types[kind]
+        try:
+            out.setdefault(key, []).append(msgspec.convert(it, typ, strict=False))
+        except (msgspec.ValidationError, TypeError, ValueError):
+            continue
+    return out
+
+
+def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
+    """Cut each input into parts and parse each with the bundle path's parser for its kind."""
+    from gpuxray.sources.mustgather import _allocation  # the must-gather's describe arithmetic
+
+    nodes: dict[str, k8s.Node] = {}
+    pods: dict[tuple[str, str], k8s.Pod] = {}
+    events: list[k8s.Event] = []
+    rcs: list[k8s.RuntimeClass] = []
+    dss: list[k8s.DaemonSet] = []
+    cps: list[k8s.CustomResource] = []
+    cmds: dict[str, str] = {}
+    files: dict[str, str] = {}
+    parts: list[tuple[str, Part]] = []
+    kinds: dict[str, int] = {}
+    for ti in inputs:
+        for part in split_paste(ti.text):
+            parts.append((ti.name, part))
+            kinds[part.kind] = kinds.get(part.kind, 0) + 1
+            k, t = part.kind, part.text
+            if k == paste.DESCRIBE_NODE:
+                for d in describe.parse_describe_nodes(reindent_describe(t)):
+                    d.node.status.described_allocated = _allocation(d.allocated)
+                    nodes[d.node.metadata.name] = d.node
+                    events.extend(d.events)
+            elif k == paste.DESCRIBE_POD:
+                for dp in describe.parse_describe_pods(t):
+                    meta = dp.pod.metadata
+                    pods[(meta.namespace or "default", meta.name)] = dp.pod
+                    events.extend(dp.events)
+            elif k == paste.DESCRIBE_OTHER:
+                events.extend(describe.parse_describe_events(t, "DaemonSet"))
+            elif k == paste.EVENTS_TABLE:
+                events.extend(_table_events(t))
+            elif k == paste.K8S_OBJECTS:
+                got = _decode_k8s(t)
+                for n in got.get("nodes", []):
+                    nodes[n.metadata.name] = n
+                for p in got.get("pods", []):
+                    pods[(p.metadata.namespace or "default", p.metadata.name)] = p
+                events += got.get("events", [])
+                rcs += got.get("runtimeclasses", [])
+                dss += got.get("daemonsets", [])
+                cps += got.get("clusterpolicies", [])
+            elif k == paste.DMESG:
+                cmds[CMD.DMESG] = cmds.get(CMD.DMESG, "") + t
+            elif k == paste.LSMOD:
+                cmds[CMD.LSMOD] = t
+            elif k == paste.MOKUTIL:
+                cmds[CMD.MOKUTIL] = t
+            elif k == paste.SMI_XML:
+                cmds[CMD.NVIDIA_SMI_Q] = t
+            elif k in (paste.SMI, paste.SMI_QUERY):
+                cmds[CMD.NVIDIA_SMI] = cmds.get(CMD.NVIDIA_SMI, "") + t
+            elif k in (paste.SYSTEMCTL_STATUS, paste.SYSTEMCTL_SHOW):
+                show = t if k == paste.SYSTEMCTL_SHOW else status_to_show(t)
+                unit = part.unit or _status_unit(t)
+                if show and "fabricmanager" in unit:
+                    cmds[CMD.SYSTEMCTL_FM] = show
+                elif show and unit == "containerd":
+                    cmds[CMD.SYSTEMCTL_CONTAINERD] = show
+            elif k == paste.JOURNAL and part.unit == "containerd":
+                cmds[CMD.JOURNAL_CONTAINERD] = cmds.get(CMD.JOURNAL_CONTAINERD, "") + t
+            elif k == paste.CONTAINERD_DUMP:
+                files[ROOT_CONFIG] = _strip_imports(t)
+            if k not in (paste.DMESG, paste.SMI_XML):
+                kl = paste.kernel_lines(t.splitlines())
+                if kl:
+                    cmds[CMD.DMESG] = cmds.get(CMD.DMESG, "") + "\n".join(kl) + "\n"
+    snap = _snapshot(nodes, pods, events, rcs, dss, cps, cmds, files)
+    return PasteEvidence(snap, parts, kinds)
+
+
+def _status_unit(text: str) -> str:
+    m = re.search(r"([\w@.-]+)\.service", text)
+    return m.group(1) if m else ""
+
+
+_EVENT_HEAD = re.compile(r"^\s*(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE")
+
+
+def _table_events(text: str) -> list[k8s.Event]:
+    """``kubectl get events`` rows → Events (the message is the row's last column, to the end
+    of the line)."""
+    out: list[k8s.Event] = []
+    for row in wide.parse_wide(text):
+        obj = row.get("OBJECT", "")
+        kind, _, name = obj.partition("/")
+        msg = row.get("MESSAGE", "")
+        if not msg:
+            continue
+        ev = k8s.Event(reason=row.get("REASON", ""), message=msg, type=row.get("TYPE", ""))
+        ev.involved_object.kind = kind.capitalize() if kind.islower() else kind
+        ev.involved_object.name = name
+        ev.involved_object.namespace = row.get("NAMESPACE") or None
+        out.append(ev)
+    return out
+
+
+# Top-level keys of ``kubectl describe node``; after ``Capacity:`` and its kin, a key that is not
+# one of these belongs to the block above (a paste that lost its indentation).
+_NODE_TOP = frozenset({
+    "Name", "Roles", "Labels", "Annotations", "CreationTimestamp", "Taints", "Unschedulable",
+    "Lease", "Conditions", "Addresses", "Capacity", "Allocatable", "System Info", "PodCIDR",
+    "PodCIDRs", "ProviderID", "Non-terminated Pods", "Allocated resources", "Events"})
+_KEY = re.compile(r"^([A-Za-z][\w ./()-]*?):(?:\s|$)")
+
+
+def reindent_describe(text: str) -> str:
+    """Give a describe-node paste whose indentation was lost (chat clients, some ticket forms)
+    the two-space nesting kubectl prints, so the describe parser reads its blocks; text that
+    kept its indentation is returned unchanged."""
+    lines = text.splitlines()
+    if any(ln.startswith("  ") and _KEY.match(ln.strip()) for ln in lines
+           if ln.strip().startswith(("cpu:", "nvidia.com/", "memory:", "pods:"))):
+        return text
+    out: list[str] = []
+    inside = False
+    for ln in lines:
+        s = ln.strip()
+        m = _KEY.match(s)
+        if not ln.startswith((" ", "\t")) and m and m.group(1) in _NODE_TOP:
+            inside = m.group(1) not in ("Name", "Roles", "CreationTimestamp", "Unschedulable",
+                                        "PodCIDR", "PodCIDRs", "ProviderID")
+            out.append(s if not s.startswith(("Labels:", "Annotations:", "Taints:")) else ln)
+            continue
+        out.append(("  " + s) if inside and s and not ln.startswith((" ", "\t")) else ln)
+    return "\n".join(out) + "\n"
+
+
+def _snapshot(nodes: dict[str, k8s.Node], pods: dict[tuple[str, str], k8s.Pod],
+              events: list[k8s.Event], rcs: list[k8s.RuntimeClass], dss: list[k8s.DaemonSet],
+              cps: list[k8s.CustomResource], cmds: dict[str, str],
+              files: dict[str, str]) -> Snapshot:
+    src = "pasted text"
+    inputs: dict[Input, InputState] = {}
+    for inp, have in ((Input.NODES, nodes), (Input.PODS, pods), (Input.EVENTS, events),
+                      (Input.RUNTIMECLASSES, rcs), (Input.DAEMONSETS, dss),
+                      (Input.CLUSTERPOLICIES, cps)):
+        inputs[inp] = InputState(bool(have), src, "partial: what the paste shows" if have
+                                 else "not in the paste")
+    hosts: dict[str, HostFacts] = {}
+    if cmds or files:
+        name = next(iter(nodes)) if len(nodes) == 1 else PASTED_HOST
+        hosts[name] = HostFacts(name, files, cmds, {})
+        inputs[Input.HOSTS] = InputState(True, src, "partial: what the paste shows")
+    else:
+        inputs[Input.HOSTS] = InputState(False, src, "not in the paste")
+    for inp in Input:
+        inputs.setdefault(inp, InputState(False, src, "not in the paste"))
+    return Snapshot(inputs=inputs, nodes=list(nodes.values()), pods=list(pods.values()),
+                    events=events, daemonsets=dss, runtimeclasses=rcs, clusterpolicies=cps,
+                    hosts=hosts, origin="pasted")

@@ -1,0 +1,245 @@
+"""Pasted ticket text → its parts: what each block is and which command printed it.
+
+Why: users paste several outputs into one ticket — a shell prompt and the command, the output,
+another prompt; or markdown fences around each; or bare blocks with no command at all. The
+bundle path has a parser per output kind (describe, dmesg, lsmod, systemctl, nvidia-smi, …); to
+use them on a paste, the paste is first cut where a prompt names a command or a fence opens or
+closes, and each block is typed by the command that printed it, else by its own shape (a
+``Capacity:`` block is describe-node text, ``Module  Size  Used by`` is lsmod, …).
+
+A block may hold several kinds at once (a bare paste of dmesg lines followed by a describe):
+sniffing runs per block, and lines of kernel-log shape are also taken from mixed blocks.
+Bounded: each line is cut to ``MAX_LINE`` characters before any regex runs, and every pattern
+here is anchored or literal-led, so a huge line costs linear time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_LINE = 4096
+
+# Part kinds.
+DESCRIBE_NODE, DESCRIBE_POD, DESCRIBE_OTHER = "describe-node", "describe-pod", "describe-other"
+EVENTS_TABLE, GET_TABLE, K8S_OBJECTS = "events-table", "get-table", "k8s-objects"
+POD_LOG, DMESG, JOURNAL = "pod-log", "dmesg", "journal"
+SMI, SMI_QUERY, SMI_XML = "nvidia-smi", "nvidia-smi-q", "nvidia-smi-xml"
+SYSTEMCTL_STATUS, SYSTEMCTL_SHOW, LSMOD, MOKUTIL = (
+    "systemctl-status", "systemctl-show", "lsmod", "mokutil")
+CONTAINERD_DUMP, CONTAINERD_TOML, PLUGIN_CONFIG, HELM_VALUES, TEXT = (
+    "containerd-config-dump", "containerd-toml", "plugin-config", "helm-values", "text")
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One block of a paste. ``command`` is the shell command that printed it ("" when the
+    paste did not name one); ``unit`` the systemd unit or container a command names;
+    ``start`` the block's first line (1-based) in the paste."""
+
+    kind: str
+    text: str
+    command: str = ""
+    unit: str = ""
+    start: int = 1
+
+
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
+_CMD_WORDS = (r"kubectl|oc|k|nvidia-smi|dmesg|journalctl|systemctl|lsmod|mokutil|containerd|"
+              r"helm|crictl|cat|nvidia-ctk|nvidia-container-cli|modprobe|uname|lspci|"
+              r"nv-fabricmanager|ctr|sudo|grep|tail|head|less")
+# ``user@host:~$ cmd``, ``$ cmd``, ``# cmd``, ``> cmd``, ``[root@h ~]# cmd``, ``PS> cmd``
+_PROMPT = re.compile(r"^\s*(?:\[[^\]\n]{0,80}\]|[\w.@-]{0,80}(?::[^\s$#]{0,120})?)?\s?[$#%>]\s*"
+                     r"((?:" + _CMD_WORDS + r")\b.*)$")
+_BARE_KUBECTL = re.compile(r"^\s*((?:kubectl|oc)\s+(?:describe|get|logs|events)\b.*)$")
+
+
+def _prompt(line: str) -> str | None:
+    m = _PROMPT.match(line) or _BARE_KUBECTL.match(line)
+    if not m:
+        return None
+    cmd = m.group(1).strip()
+    return re.sub(r"^sudo\s+(?:-\S+\s+)*", "", cmd)
+
+
+def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
+    """(command, first line number, lines) per block; cut at prompts and fences."""
+    out: list[tuple[str, int, list[str]]] = []
+    cmd, start, cur = "", 1, list[str]()
+    for i, raw in enumerate(lines, 1):
+        line = raw[:MAX_LINE]
+        if _FENCE.match(line):
+            if cur:
+                out.append((cmd, start, cur))
+                cmd = ""  # a fence closes what the prompt before it named
+            cur, start = [], i + 1
+            continue
+        c = _prompt(line)
+        if c is not None:
+            if cur:
+                out.append((cmd, start, cur))
+            cmd, cur, start = c, [], i + 1
+            continue
+        cur.append(line)
+    if cur:
+        out.append((cmd, start, cur))
+    return out
+
+
+def _words(cmd: str) -> list[str]:
+    # the first command of a pipeline decides what printed the text
+    return cmd.split("|")[0].split()
+
+
+def _container(words: list[str]) -> str:
+    for i, w in enumerate(words):
+        if w in ("-c", "--container") and i + 1 < len(words):
+            return words[i + 1]
+        if w.startswith("--container="):
+            return w.split("=", 1)[1]
+        if w.startswith("-c") and len(w) > 2:
+            return w[2:]
+    return ""
+
+
+def _unit(words: list[str]) -> str:
+    for i, w in enumerate(words):
+        if w in ("-u", "--unit") and i + 1 < len(words):
+            return words[i + 1].removesuffix(".service")
+        if w.startswith("--unit="):
+            return w.split("=", 1)[1].removesuffix(".service")
+    nonopt = [w for w in words[2:] if not w.startswith("-")]
+    return nonopt[0].removesuffix(".service") if nonopt else ""
+
+
+def kind_of_command(cmd: str) -> tuple[str, str]:
+    """(kind, unit-or-container) named by a shell command; ("", "") when it says nothing."""
+    w = _words(cmd)
+    if not w:
+        return "", ""
+    head = w[0]
+    if head in ("kubectl", "oc", "k"):
+        verb = w[1] if len(w) > 1 else ""
+        what = w[2].split("/")[0].lower() if len(w) > 2 else ""
+        if verb == "describe":
+            if what in ("node", "nodes", "no"):
+                return DESCRIBE_NODE, ""
+            if what in ("pod", "pods", "po"):
+                return DESCRIBE_POD, ""
+            return DESCRIBE_OTHER, ""
+        if verb == "logs":
+            return POD_LOG, _container(w)
+        if verb == "events" or (verb == "get" and what in ("events", "event", "ev")):
+            return EVENTS_TABLE, ""
+        if verb == "get":
+            joined = " ".join(w)
+            if re.search(r"-o\s*=?\s*(?:yaml|json)\b|--output[= ](?:yaml|json)\b", joined):
+                return K8S_OBJECTS, ""
+            return GET_TABLE, ""
+        return "", ""
+    if head == "nvidia-smi":
+        if "-q" in w or "--query" in w:
+            return (SMI_XML if "-x" in w or "--xml-format" in w else SMI_QUERY), ""
+        return SMI, ""
+    if head == "dmesg":
+        return DMESG, ""
+    if head == "journalctl":
+        if "-k" in w or "--dmesg" in w:
+            return DMESG, ""
+        return JOURNAL, _unit([*w[:1], "x", *w[1:]])
+    if head == "systemctl" and len(w) > 1:
+        if w[1] == "status":
+            return SYSTEMCTL_STATUS, _unit(w)
+        if w[1] == "show":
+            return SYSTEMCTL_SHOW, _unit(w)
+    if head == "lsmod":
+        return LSMOD, ""
+    if head == "mokutil":
+        return MOKUTIL, ""
+    if head == "containerd" and "config" in w and "dump" in w:
+        return CONTAINERD_DUMP, ""
+    if head == "cat" and len(w) > 1:
+        path = w[-1]
+        if "containerd" in path and path.endswith(".toml"):
+            return CONTAINERD_TOML, ""
+    if head == "helm" and "values" in w:
+        return HELM_VALUES, ""
+    return "", ""
+
+
+_DMESG_LINE = re.compile(r"^\s*(?:\[\s*\d+\.\d+\]|\[\w{3} \w{3} [ \d]\d [\d:]{8} \d{4}\]|"
+                         r"\w{3} [ \d]\d [\d:]{8} \S+ kernel:|"
+                         r"\d{4}-\d\d-\d\dT[\d:.,]+(?:Z|[+-][\d:]+)? \S+ kernel:)")
+_NVRM = re.compile(r"\bNVRM: |\bnvidia(?:-nvswitch|-modeset|-uvm|-drm)?: |\bnouveau ")
+
+
+def sniff(lines: list[str]) -> str:
+    """The kind of an unnamed block, from its shape."""
+    text = "\n".join(lines)
+    head = text[:8192]
+    if re.search(r"^\s*<nvidia_smi_log>|^\s*<\?xml[^\n]*\n\s*<!DOCTYPE nvidia_smi_log", head, re.M):
+        return SMI_XML
+    if "==============NVSMI LOG==============" in head:
+        return SMI_QUERY
+    if re.search(r"^Name:\s+\S", text, re.M):
+        if re.search(r"^\s*(?:Capacity|Allocatable|Allocated resources|System Info):", text,
+                     re.M):
+            return DESCRIBE_NODE
+        if re.search(r"^\s*(?:Containers|Init Containers|QoS Class|Node):", text, re.M):
+            return DESCRIBE_POD
+        if re.search(r"^Events:", text, re.M):
+            return DESCRIBE_OTHER
+    if re.search(r"^\s*(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE", head, re.M):
+        return EVENTS_TABLE
+    if re.search(r"^\s*Module\s+Size\s+Used by", head, re.M):
+        return LSMOD
+    if re.search(r"^\s*(?:apiVersion:\s*\S|\{\s*\"apiVersion\"|\{\s*$)", head, re.M) and \
+            re.search(r"\bkind\W+\s*\"?(?:Node|Pod|List|DaemonSet|ClusterPolicy|RuntimeClass|"
+                      r"ConfigMap|Event)\b", head):
+        return K8S_OBJECTS
+    if re.search(r"^\s*version:\s*v1\s*$", head, re.M) and \
+            re.search(r"^\s*(?:sharing|flags|resources):", head, re.M):
+        return PLUGIN_CONFIG
+    if re.search(r"^\s*\[plugins\.|^\s*version\s*=\s*\d", head, re.M) and \
+            re.search(r"^\s*\[plugins[.\]]", text, re.M):
+        dump = all(re.search(p, text, re.M) for p in (r"^\s*root\s*=", r"^\s*state\s*=",
+                                                      r"^\s*\[grpc\]"))
+        return CONTAINERD_DUMP if dump else CONTAINERD_TOML
+    if re.search(r"^\s*[●*×]?\s*[\w@.-]+\.service\b.*\n\s*Loaded:", head, re.M) or \
+            re.search(r"^\s*Unit [\w@.-]+\.service could not be found", head, re.M):
+        return SYSTEMCTL_STATUS
+    if re.search(r"^\s*SecureBoot (?:enabled|disabled)|^\s*EFI variables are not supported",
+                 head, re.M):
+        return MOKUTIL
+    if re.search(r"NVIDIA-SMI \d|^\s*GPU \d+: .*\(UUID: GPU-|NVIDIA-SMI has failed|"
+                 r"^No devices were found", head, re.M):
+        return SMI
+    if re.search(r"^\s*(?:NAME|NAMESPACE)\s+(?:NAME\s+)?(?:READY|STATUS|ROLES|DESIRED)\s", head,
+                 re.M):
+        return GET_TABLE
+    if lines and sum(1 for ln in lines[:200] if _DMESG_LINE.match(ln)) * 2 >= min(len(lines), 200):
+        return DMESG
+    return TEXT
+
+
+def kernel_lines(lines: list[str]) -> list[str]:
+    """Lines of kernel-log shape about the GPU driver, from any block (a log that mixes them)."""
+    return [ln for ln in lines if _NVRM.search(ln) and (_DMESG_LINE.match(ln) or
+                                                         ln.lstrip().startswith("NVRM"))]
+
+
+def split_paste(text: str) -> list[Part]:
+    """The parts of a paste, in order. A block's command names its kind; a block with no
+    command, or whose command names nothing known, is typed by its shape."""
+    parts: list[Part] = []
+    for cmd, start, lines in _blocks(text.splitlines()):
+        while lines and not lines[-1].strip():
+            lines = lines[:-1]
+        if not any(ln.strip() for ln in lines):
+            continue
+        kind, unit = kind_of_command(cmd) if cmd else ("", "")
+        if not kind or kind == GET_TABLE:
+            sniffed = sniff(lines)
+            kind = sniffed if (not kind or sniffed != TEXT) else kind
+        parts.append(Part(kind, "\n".join(lines) + "\n", cmd, unit, start))
+    return parts
