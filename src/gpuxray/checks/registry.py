@@ -56,9 +56,9 @@ def check(code: str, *, needs: tuple[Input, ...] = ()) -> Callable[[CheckFn], Ch
 MODULES_BY_SERIES: dict[str, tuple[str, ...]] = {
     "GX1": ("admission",),
     "GX2": ("scheduling", "dra"),
-    "GX3": ("runtime", "containerd", "dra"),
-    "GX4": ("operator", "operator_config", "node", "dra"),
-    "GX5": ("containerd", "node"),
+    "GX3": ("runtime", "containerd", "dra", "known_lines"),
+    "GX4": ("operator", "operator_config", "node", "dra", "known_lines"),
+    "GX5": ("containerd", "node", "known_lines"),
     "GX6": ("capacity",),
 }
 

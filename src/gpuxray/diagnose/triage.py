@@ -19,6 +19,7 @@ from typing import Any
 
 from gpuxray.checks.engine import run_all
 from gpuxray.engines.capacity import is_gpu_node, node_rows
+from gpuxray.engines.plugin_config import validate
 from gpuxray.engines.signatures import (
     CauseScore,
     Match,
@@ -26,6 +27,7 @@ from gpuxray.engines.signatures import (
     full_matcher,
     is_decided,
     rank,
+    ruled_out,
 )
 from gpuxray.knowledge.codes import CATALOG
 from gpuxray.knowledge.signatures import CAUSE_BY_ID, CAUSES, CHECK_CAUSE, Cause
@@ -37,6 +39,7 @@ from gpuxray.sources.pasted import TextInput, paste_evidence
 CHECK_WEIGHT = 5.0  # an error-level finding of a bundle check: the paste decides it
 CHECK_WARN_WEIGHT = 1.5
 MAX_UNKNOWN = 12
+LABEL_CODES = frozenset({"GX401", "GX414"})  # read node labels
 
 
 @dataclass(slots=True)
@@ -120,6 +123,24 @@ def node_arithmetic(snap: Snapshot) -> list[Finding]:
     return out
 
 
+def plugin_configs(texts: list[tuple[str, str]]) -> list[Finding]:
+    """GX413 on a pasted device-plugin config (bare, or a ConfigMap's values): the schema check
+    the bundle runs on the ConfigMap a node uses (``engines.plugin_config.validate``)."""
+    out: list[Finding] = []
+    for name, text in texts:
+        issues = [i for i in validate(text)
+                  if i.fatal or i.kind in ("misplaced", "unparsable", "required", "invalid")]
+        if issues:
+            first = issues[0]
+            out.append(fail("GX413", Subject("ConfigMap", name),
+                            [Evidence(name, f"{i.path}: {i.problem}") for i in issues[:5]],
+                            severity=Severity.ERROR if any(i.fatal or i.kind == "misplaced"
+                                                           for i in issues)
+                            else Severity.WARNING,
+                            target=name, problem=f"{first.path}: {first.problem}"))
+    return out
+
+
 def _score_checks(findings: list[Finding]) -> tuple[list[CauseScore], list[Finding],
                                                      list[Finding]]:
     """Failing findings at warning or above become causes; unknowns are kept apart."""
@@ -176,9 +197,15 @@ def triage(texts: Iterable[tuple[str, str]],
         lines += len(split)
         matches.extend(matcher.scan(split, name))
     evidence = paste_evidence(inputs)
-    checked = run_all(evidence.snapshot) + node_arithmetic(evidence.snapshot)
+    checked = run_all(evidence.snapshot) + node_arithmetic(evidence.snapshot) + \
+        plugin_configs(evidence.plugin_configs)
+    checked = [f for f in checked if not (f.code in LABEL_CODES and f.subject.kind == "Node"
+                                          and f.subject.name in evidence.labels_unknown)]
     check_scores, check_fails, unknowns = _score_checks(checked)
     ranked = _merge(rank(matches), check_scores)
+    for cs in ranked:  # a line that rules a cause out also takes a check's "decided" away
+        if cs.cause.id in ruled_out(matches):
+            cs.deciding = False
     origin: dict[str, str] = {}
     for m in matches:
         origin.setdefault(m.line, f"{m.origin}:{m.lineno}")

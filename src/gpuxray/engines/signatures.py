@@ -181,6 +181,11 @@ def rank(matches: Iterable[Match]) -> list[CauseScore]:
     return sorted(scores.values(), key=lambda c: (-round(c.score, 6), order[c.cause.id]))
 
 
+def ruled_out(matches: Iterable[Match]) -> set[str]:
+    """Causes some matched line rules out (``Signature.against``)."""
+    return {c for m in matches for c in m.signature.against}
+
+
 def collect_next(ranked: list[CauseScore]) -> str:
     """What to collect to tell the top two causes apart (empty when fewer than two)."""
     if len(ranked) < 2:

@@ -218,6 +218,18 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "Check the claim's CDI spec under /var/run/cdi on the node (NVIDIA writes "
        "k8s.gpu.nvidia.com-claim_*.json) and that containerd has CDI enabled "
        "(enable_cdi, default on in containerd 2.x)."),
+    _c("GX310", "device-admission-failed", E, "§2 gate 2, §4",
+       "The pod was bound, then kubelet's device manager refused it at admission "
+       "(UnexpectedAdmissionError): its device accounting disagrees with the scheduler's.",
+       "{subject_desc}: {line}",
+       "Delete the failed pod so its controller recreates it; if it recurs after kubelet or node "
+       "restarts, check that the device plugin re-registered before pods were re-admitted."),
+    _c("GX311", "cuda-requirement-unsatisfied", E, "§4",
+       "The image requires a newer CUDA than the node's driver supports, so the NVIDIA hook "
+       "refuses to start the container.",
+       "{subject_desc}: {line}",
+       "Use an image built for the node's CUDA version (nvidia-smi 'CUDA Version') or upgrade "
+       "the driver; NVIDIA_DISABLE_REQUIRE=true skips the check at your own risk."),
     # 4xx operator
     _c("GX401", "gpu-node-unlabelled", E, "§1",
        "A node has an NVIDIA PCI device but lacks the labels operand DaemonSets select on.",
@@ -294,6 +306,14 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "{subject_desc}: {detail}",
        "Look at the not-ready kubelet-plugin pods (logs of containers gpus/compute-domains) "
        "and, for ComputeDomains, at the IMEX daemons on the nodes listed in its status."),
+    _c("GX416", "driver-gpu-unsupported", E, "§3",
+       "The NVIDIA module loaded but cannot drive this GPU: the open kernel modules on a GPU "
+       "without GSP, a driver branch that predates or dropped the GPU, or a data-center driver "
+       "on a vGPU guest.",
+       "{subject_desc}: {line}",
+       "Pick the driver flavour the GPU needs: proprietary modules for pre-Turing GPUs "
+       "(ClusterPolicy driver.kernelModuleType), a branch that lists the GPU, or the vGPU guest "
+       "driver in a VM with vGPU."),
     # 5xx node
     _c("GX501", "containerd-dropin-overwrote-cri", E, "§5",
        "A later config file replaced a plugin section wholesale and settings were lost.",
@@ -337,6 +357,26 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "{node}: {detail}",
        "Fix the file named; keep drop-ins at the root config's version."),
     # 6xx capacity
+    _c("GX512", "runtime-config-not-read", E, "§5",
+       "The nvidia runtime was written to a containerd config file the running daemon never "
+       "reads (outside its imports, or a k3s/RKE2 config.toml regenerated from its template).",
+       "{subject_desc}: {line}",
+       "Write the runtime where containerd reads it: a file matched by config.toml's `imports` "
+       "(containerd 2.x: /etc/containerd/conf.d/*.toml), or on k3s/RKE2 the config.toml.tmpl "
+       "(toolkit CONTAINERD_CONFIG)."),
+    _c("GX513", "containerd-cri-disabled", E, "§5",
+       "containerd's config disables the CRI plugin (`disabled_plugins = [\"cri\"]`, the file "
+       "Docker's containerd.io package ships), so kubelet cannot use it.",
+       "{subject_desc}: {line}",
+       "Remove \"cri\" from disabled_plugins in /etc/containerd/config.toml (or regenerate it "
+       "with `containerd config default`), then restart containerd."),
+    _c("GX514", "nvidia-runtime-not-default", E, "§2 gate 2, §5",
+       "The device plugin (or a GPU pod) runs under runc: nothing injects the driver libraries, "
+       "so NVML cannot load inside it.",
+       "{subject_desc}: {line}",
+       "Run it with runtimeClassName nvidia, or make nvidia containerd's default runtime "
+       "(toolkit NVIDIA_RUNTIME_SET_AS_DEFAULT / `nvidia-ctk runtime configure --set-as-default`); "
+       "configuring Docker's daemon.json does not help a kubelet that uses containerd."),
     _c("GX601", "idle-but-allocated", W, "§6",
        "A GPU is allocated to a pod but idle while holding framebuffer.",
        "{pod} holds {gpu} on {node} idle: util {util}% (max {util_max}%), framebuffer "

@@ -119,7 +119,7 @@ CAUSES: tuple[Cause, ...] = (
     Cause("gpu-init", "GX403",
           "the NVIDIA module loaded but could not initialise the GPU (RmInitAdapter failed)",
           "`dmesg | grep -E 'NVRM|Xid'` and `nvidia-smi -q` on the node (firmware, power, PCIe)"),
-    Cause("gpu-unsupported", "GX403",
+    Cause("gpu-unsupported", "GX416",
           "the installed driver does not support this GPU (open vs proprietary modules, or too "
           "old a branch)",
           "`lspci -nn | grep -i nvidia` vs the driver's supported-GPU list, and the "
@@ -172,6 +172,24 @@ CAUSES: tuple[Cause, ...] = (
           "`journalctl -u containerd | grep -E 'Started|Stopped|signal'`"),
     Cause("containerd-config", "GX509", "containerd could not load its configuration",
           "`containerd config dump` on the node"),
+    Cause("admission-failed", "GX310",
+          "kubelet's device manager refused the bound pod at admission (UnexpectedAdmissionError)",
+          "`kubectl get pod <p> -o jsonpath='{.status.reason} {.status.message}'` and the device "
+          "plugin's registration time vs the kubelet restart on the node"),
+    Cause("cuda-requirement", "GX311",
+          "the image requires a newer CUDA than the node's driver supports",
+          "the image's NVIDIA_REQUIRE_CUDA vs `nvidia-smi` 'CUDA Version' on the node"),
+    Cause("runtime-config-not-read", "GX512",
+          "the nvidia runtime was written to a containerd config file the daemon never reads",
+          "the toolkit's `Wrote updated config to <path>` vs containerd's `--config` and the "
+          "`imports` globs of its config.toml (k3s/RKE2: the config.toml.tmpl)"),
+    Cause("cri-disabled", "GX513",
+          "containerd's config disables the CRI plugin (`disabled_plugins = [\"cri\"]`)",
+          "`grep disabled_plugins /etc/containerd/config.toml` on the node"),
+    Cause("runtime-not-default", "GX514",
+          "the plugin (or pod) runs under runc: nothing injects the driver libraries into it",
+          "the pod's runtimeClassName and containerd's `default_runtime_name` "
+          "(`containerd config dump | grep default_runtime_name`)"),
     Cause("dropin-overwrote", "GX501",
           "a later containerd config file replaced the section holding the nvidia runtime",
           "`containerd config dump | grep -A3 runtimes.nvidia` and the files in "
@@ -277,6 +295,24 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("UnexpectedAdmissionError: Allocate failed due to rpc error: code = Unknown "
                     "desc = invalid request: maximum request size for shared resources is 1; "
                     "found 2, which is unexpected", DP + "internal/rm/rm.go"),)),
+    _s("admission-devices-unavailable", "allocate failed due to",
+       r"allocate failed due to (?:requested number of devices unavailable|no healthy devices "
+       r"present)",
+       {"admission-failed": 3.5, "unhealthy": 0.5}, (EVENT, STATUS, DESCRIBE), True,
+       examples=(_x("Pod Allocate failed due to requested number of devices unavailable for "
+                    "nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected",
+                    K + "pkg/kubelet/cm/devicemanager/manager.go"),
+                 _x("Allocate failed due to no healthy devices present; cannot allocate unhealthy "
+                    "devices nvidia.com/gpu, which is unexpected",
+                    K + "pkg/kubelet/cm/devicemanager/manager.go"),
+                 )),
+    # The reason alone: any Allocate error (the plugin's too) ends the pod this way.
+    _s("admission-error-status", "unexpectedadmissionerror",
+       r"\bunexpectedadmissionerror\b", {"admission-failed": 1.5}, (STATUS, DESCRIBE),
+       examples=(_x("Reason:            UnexpectedAdmissionError",
+                    K + "pkg/kubelet/lifecycle/predicate.go"),
+                 _x("job-9s7jw   0/1   UnexpectedAdmissionError   0   5m1s",
+                    K + "pkg/printers/internalversion/printers.go"))),
     # ---- device plugin (facts.md §3, §6, §8) ----------------------------------------------------
     _s("plugin-xid-unhealthy", "xidcriticalerror",
        r"xidcriticalerror:?\s*xid=\d+", {"unhealthy": 4.0, "xid": 1.0}, (LOG,), True,
@@ -302,16 +338,19 @@ SIGNATURES: tuple[Signature, ...] = (
        (LOG,), True,
        examples=(_x("I1129 10:02:10.000000 1 main.go:416] No devices found. Waiting "
                     "indefinitely.", DP + "cmd/nvidia-device-plugin/main.go"),)),
-    _s("plugin-no-nvml", "incompatible strategy|incompatible platform|did you configure",
-       r"incompatible (?:strategy|platform) detected|if this is a gpu node, did you configure "
-       r"the nvidia container toolkit",
-       {"not-advertised": 2.5, "injection-failed": 1.0, "handler-missing": 0.5}, (LOG,), True,
+    _s("plugin-no-nvml", "incompatible strategy|incompatible platform|did you configure|"
+       "did you set the docker default runtime",
+       r"incompatible (?:strategy|platform) detected|if this is a gpu node, did you (?:configure "
+       r"the nvidia container toolkit|set the docker default runtime)",
+       {"runtime-not-default": 3.0, "not-advertised": 1.5, "injection-failed": 0.5}, (LOG,), True,
        examples=(_x("E1129 10:02:10.000000 1 factory.go:118] Incompatible strategy detected "
                     "auto", DP + "internal/plugin/factory.go"),
                  _x("E0312 10:02:10.000000 1 factory.go:112] Incompatible platform detected",
                     DP15 + "internal/plugin/manager/factory.go"),
                  _x("E1129 10:02:10.000000 1 factory.go:119] If this is a GPU node, did you "
-                    "configure the NVIDIA Container Toolkit?", DP + "internal/plugin/factory.go"))),
+                    "configure the NVIDIA Container Toolkit?", DP + "internal/plugin/factory.go"),
+                 _x("2020/03/01 10:02:10 If this is a GPU node, did you set the docker default "
+                    "runtime to `nvidia`?", "NVIDIA/k8s-device-plugin@v0.9.0:main.go"))),
     _s("plugin-register-failed", "could not register device plugin",
        r"could not register device plugin", {"not-advertised": 3.0}, (LOG,), True,
        examples=(_x("E1129 10:02:10.000000 1 server.go:146] Could not register device plugin: "
@@ -320,8 +359,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # The toolkit installer prints the same words about the *containerd* config (knowledge
     # audit §9): those lines name the runtime config and are left to containerd-config.
     _s("plugin-load-config", "unable to load config",
-       r"unable to load config(?!.*(?:containerd|cri-?o|docker|config dump|toml|"
-       r"failed to run command))", {"plugin-config-invalid": 4.0}, (LOG,), True,
+       r"unable to load config: (?:unable to finalize config|unable to parse config file|"
+       r"error parsing config file|unknown version|.*replicas must be)",
+       {"plugin-config-invalid": 4.0}, (LOG,), True,
        examples=(_x("E1129 10:02:10.129601 1 main.go:123] error starting plugins: unable to "
                     "load config: unable to finalize config: unable to parse config file: "
                     "error parsing config file: unmarshal error",
@@ -350,8 +390,9 @@ SIGNATURES: tuple[Signature, ...] = (
                     "volume-mount", DP + "cmd/nvidia-device-plugin/main.go"))),
     # ---- gate 2 runtime (facts.md §2.3, §5.5) ---------------------------------------------------
     _s("no-runtime-handler", "no runtime for",
-       r"no runtime for \"?[\w.-]+\"? is configured", {"handler-missing": 4.0}, (EVENT, DESCRIBE),
-       True,
+       r"no runtime for \"?[\w.-]+\"? is configured",
+       {"handler-missing": 4.0, "dropin-overwrote": 1.0, "runtime-config-not-read": 1.0},
+       (EVENT, DESCRIBE), True,
        examples=(_x('Failed to create pod sandbox: rpc error: code = Unknown desc = failed to '
                     'get sandbox runtime: no runtime for "nvidia" is configured',
                     CD + "internal/cri/config/config.go"),
@@ -406,6 +447,14 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x('failed to create shim task: OCI runtime create failed: exec: '
                     '"nvidia-container-runtime": executable file not found in $PATH',
                     GH + "NVIDIA/gpu-operator/issues/1323"),)),
+    _s("cuda-requirement", "requirement error",
+       r"requirement error: unsatisfied condition: cuda", {"cuda-requirement": 4.0},
+       (EVENT, STATUS, DESCRIBE, LOG), True,
+       examples=(_x("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, "
+                    "please update your driver to a newer version, or use an earlier cuda "
+                    "container: unknown", GH + "NVIDIA/nvidia-container-toolkit/issues/152"),
+                 _x("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.8",
+                    GH + "NVIDIA/nvidia-docker/issues/1780"))),
     # ---- NVML / driver in containers (facts.md §8; seed §4) -------------------------------------
     _s("nvml-version-mismatch", "version mismatch",
        r"driver/library version mismatch", {"nvml-mismatch": 4.0}, (LOG, STATUS, SMI), True,
@@ -419,16 +468,22 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("Failed to initialize NVML: Unknown Error",
                     GH + "NVIDIA/nvidia-container-toolkit/issues/48"),)),
     _s("nvml-init-failed", "failed to initialize nvml",
-       r"failed to initialize nvml(?!: unknown error)(?!: driver/library)",
+       r"failed to initialize nvml(?!: unknown error)(?!: driver/library)(?!: error_library)",
        {"nvml-init": 2.0, "nouveau": 0.25, "secure-boot": 0.25}, (LOG, STATUS, SMI),
        examples=(_x("E1129 10:02:10.000000 1 factory.go:99] Failed to initialize NVML: "
-                    "ERROR_LIBRARY_NOT_FOUND.", DP + "internal/plugin/factory.go"),)),
-    _s("nvml-lib-missing", "libnvidia-ml",
-       r"libnvidia-ml\.so\.1: cannot open shared object",
-       {"nvml-init": 2.0, "not-advertised": 0.5}, (LOG, STATUS),
+                    "ERROR_DRIVER_NOT_LOADED.", DP + "internal/plugin/factory.go"),)),
+    _s("nvml-lib-missing", "libnvidia-ml|could not load nvml library|error_library_not_found",
+       r"libnvidia-ml\.so\.1: cannot open shared object|could not load nvml library|"
+       r"failed to initialize nvml: error_library_not_found",
+       {"runtime-not-default": 2.0, "nvml-init": 1.5, "not-advertised": 0.5}, (LOG, STATUS),
        examples=(_x("error while loading shared libraries: libnvidia-ml.so.1: cannot open "
                     "shared object file: No such file or directory",
-                    GH + "NVIDIA/nvidia-container-toolkit/issues/251"),)),
+                    GH + "NVIDIA/nvidia-container-toolkit/issues/251"),
+                 _x("Failed to start nvml with error:  could not load NVML library",
+                    "NVIDIA/k8s-device-plugin@v0.9.0:vendor/github.com/NVIDIA/"
+                    "gpu-monitoring-tools/bindings/go/nvml/bindings.go"),
+                 _x("E1129 10:02:10.000000 1 factory.go:99] Failed to initialize NVML: "
+                    "ERROR_LIBRARY_NOT_FOUND.", DP + "internal/plugin/factory.go"))),
     _s("smi-no-driver", "couldn't communicate with the nvidia driver",
        r"couldn't communicate with the nvidia driver",
        {"nvml-init": 1.5, "nouveau": 0.5, "secure-boot": 0.5, "kernel-headers": 0.25},
@@ -436,10 +491,18 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
                     "driver. Make sure that the latest NVIDIA driver is installed and running.",
                     GH + "NVIDIA/gpu-operator/issues/250"),)),
+    _s("nvml-gpu-lost", "gpu is lost|error_gpu_is_lost",
+       r"gpu is lost\.?\s+reboot the system to recover|error_gpu_is_lost",
+       {"xid": 3.0, "unhealthy": 1.5}, (SMI, LOG, STATUS), True,
+       examples=(_x("Unable to determine the device handle for GPU 0000:C1:00.0: GPU is lost.  "
+                    "Reboot the system to recover this GPU",
+                    GH + "NVIDIA/k8s-device-plugin/issues/231"),
+                 _x("Marking device GPU-5c0f as unhealthy: ERROR_GPU_IS_LOST",
+                    DP + "internal/rm/health.go"))),
     # ---- driver container / host driver (seed §3; CODES.md GX403) -------------------------------
-    _s("insert-nvidia-failed", "nvidia",
+    _s("insert-nvidia-failed", "nvidia|unable to load the kernel module",
        r"could not insert '?nvidia|modprobe: (?:fatal|error): .*nvidia|"
-       r"unable to load the (?:kernel module )?'?nvidia(?:\.ko)?'?",
+       r"unable to load the kernel module\b|unable to load the '?nvidia(?:\.ko)?'?",
        {"nouveau": 1.0, "secure-boot": 1.0, "kernel-headers": 0.25}, (LOG, DMESG, VALIDATOR),
        examples=(_x("modprobe: ERROR: could not insert 'nvidia': No such device",
                     "kmod-project/kmod@v31:tools/modprobe.c"),
@@ -515,18 +578,20 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("E: Unable to locate package linux-objects-nvidia-535-server-5.10.0-23-amd64",
                     GH + "NVIDIA/gpu-operator/issues/557"),)),
     _s("driver-image-kernel-tag", "nvidia/driver:",
-       r"nvidia/driver:[\w.]+-\d+\.\d+\.\d+-[\w.-]+.*(?:not found|manifest unknown)",
+       r"nvidia/driver:[\w.]+-\d+\.\d+\.\d+-[\w.-]+.*(?:not ?found|manifest unknown)",
        {"precompiled-kernel": 4.0}, (EVENT, DESCRIBE), True,
        examples=(_x('Failed to pull image "nvcr.io/nvidia/driver:570-5.15.0-130-generic-'
                     'ubuntu22.04": rpc error: code = NotFound desc = failed to pull and unpack '
                     'image: not found', OP + "controllers/object_controls.go"),)),
     _s("driver-image-os-tag", "nvidia/driver:",
-       r"nvidia/driver:\d+\.\d+(?:\.\d+)?-(?:ubuntu|rhel|rhcos|centos|rocky|debian|sles|ol)"
-       r"[\d.]+\"?:? .*(?:not found|manifest unknown)",
+       r"nvidia/driver:\d+\.\d+(?:\.\d+)?-[a-z]+[\d.]+\S*\s.*(?:not ?found|manifest unknown)",
        {"driver-os-mismatch": 4.0}, (EVENT, DESCRIBE), True,
        examples=(_x('Failed to pull image "nvcr.io/nvidia/driver:580.95.05-rocky9.4": rpc error: '
                     "code = NotFound desc = nvcr.io/nvidia/driver:580.95.05-rocky9.4: not found",
-                    OP + "controllers/object_controls.go"),)),
+                    OP + "controllers/object_controls.go"),
+                 _x('Failed to pull image "nvcr.io/nvidia/driver:515.65.01-buildroot2021.02.12": '
+                    "rpc error: code = NotFound desc = failed to pull and unpack image",
+                    GH + "NVIDIA/gpu-operator/issues/418"))),
     _s("kernel-source-missing", "kernel source",
        r"unable to find the kernel source tree", {"kernel-headers": 4.0}, (LOG,), True,
        examples=(_x("ERROR: Unable to find the kernel source tree for the currently running "
@@ -608,6 +673,16 @@ SIGNATURES: tuple[Signature, ...] = (
        {"dcgm-profiling": 2.5}, (LOG,), True,
        examples=(_x("DCGM_ST_PROFILING_NOT_SUPPORTED", "NVIDIA/DCGM@v4.2.3:dcgmlib/dcgm_errors.h")
                  ,)),
+    # The toolkit's runtime wrapper falls back to plain runc while the driver is not loaded: an
+    # operand started then (dcgm, the plugin) runs without NVML until it is restarted.
+    _s("runtime-wrapper-no-driver", "not yet loaded, invoking",
+       r"nvidia driver modules are not yet loaded, invoking \S+ directly",
+       {"dcgm-connect": 1.0, "operand-init": 1.0, "nvml-init": 1.0}, (LOG, EVENT, STATUS),
+       examples=(_x("nvidia driver modules are not yet loaded, invoking runc directly",
+                    "NVIDIA/nvidia-container-toolkit@v1.17.8:tools/container/toolkit/runtime.go"),
+                 _x("nvidia driver modules are not yet loaded, invoking /usr/local/bin/runc "
+                    "directly", CTK + "cmd/nvidia-ctk-installer/toolkit/installer/"
+                    "executables.go"))),
     # ---- MIG (facts.md §5.2, §6.3) --------------------------------------------------------------
     _s("mig-apply-error", "mig",
        r"error applying mig configuration|failed to (?:apply|validate) mig configuration|"
@@ -639,19 +714,26 @@ SIGNATURES: tuple[Signature, ...] = (
                     OGKM + "src/nvidia/src/kernel/gpu/rc/kernel_rc.c"))),
     # containerd does not handle SIGHUP: the toolkit's signal kills it and systemd restarts it
     # (knowledge audit §0.6).
-    _s("containerd-signal", "status=1/hup|sending sighup signal to containerd",
+    _s("containerd-signal", "status=1/hup|sending sighup signal to containerd|"
+       "containerd exited: signal: hangup",
        r"containerd\.service: main process exited, code=killed, status=1/hup|"
-       r"sending sighup signal to containerd",
+       r"sending sighup signal to containerd|containerd exited: signal: hangup",
        {"containerd-restart": 3.0, "handler-missing": 0.5}, (JOURNAL, LOG), True,
        examples=(_x("containerd.service: Main process exited, code=killed, status=1/HUP",
                     "systemd/systemd@v255:src/core/service.c"),
                  _x('time="2026-11-29T10:01:03Z" level=info msg="Sending SIGHUP signal to '
                     'containerd"', CTK + "cmd/nvidia-ctk-installer/container/runtime/containerd/"
-                    "containerd_linux.go"))),
-    _s("containerd-config-error", "toml|plugin key|config version",
+                    "containerd_linux.go"),
+                 _x('Shutdown request received: "containerd exited: signal: hangup"',
+                    "k3s-io/k3s@v1.30.0+k3s1:pkg/agent/containerd/containerd.go"))),
+    _s("containerd-config-error", "toml|plugin key|config version|default_runtime_name|"
+       "failed to load plugin",
        r"failed to load toml|invalid plugin key uri|"
        r"expected containerd config version equal to or less than|"
-       r"drop-in config version \d+ higher than root config version",
+       r"drop-in config version \d+ higher than root config version|"
+       r"containerd(?:\[\d+\])?: (?:containerd: )?toml: |"
+       r"no corresponding runtime configured in `(?:containerd\.)?runtimes` for|"
+       r"failed to load plugin\b.*\bcri\b",
        {"containerd-config": 4.0}, (JOURNAL, LOG), True,
        examples=(_x("containerd: failed to load TOML from /etc/containerd/config.toml: toml: "
                     "line 3", CD + "cmd/containerd/server/config/config.go"),
@@ -662,7 +744,52 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("expected containerd config version equal to or less than `3`, got `4`",
                     CD + "cmd/containerd/server/config/config.go"),
                  _x("drop-in config version 3 higher than root config version 2",
-                    "containerd/containerd@v2.3.0:cmd/containerd/server/config/config.go"))),
+                    "containerd/containerd@v2.3.0:cmd/containerd/server/config/config.go"),
+                 _x("containerd[32689]: containerd: toml: cannot load TOML value of type string "
+                    "into a Go integer", GH + "NVIDIA/gpu-operator/issues/143"),
+                 _x('level=warning msg="failed to load plugin io.containerd.grpc.v1.cri" '
+                    'error="invalid plugin config: no corresponding runtime configured in '
+                    '`containerd.runtimes` for `containerd` `default_runtime_name = \\"nvidia\\""',
+                    "containerd/containerd@v1.7.0:pkg/cri/config/config.go"),
+                 _x('level=warning msg="failed to load plugin io.containerd.grpc.v1.cri" '
+                    'error="invalid plugin config: no corresponding runtime configured in '
+                    '`runtimes` for `default_runtime_name`"',
+                    GH + "containerd/containerd/issues/5340"))),
+    # The toolkit reads the containerd config with go-toml: its parse errors ("(line, col): …")
+    # follow the installer's "unable to load config" (knowledge audit §9: not the plugin's).
+    _s("toolkit-config-parse", "unable to load config",
+       r"unable to load config: (?:\(\d+, \d+\): |failed to load config|.*\btoml\b)",
+       {"containerd-config": 3.5}, (LOG,), True,
+       examples=(_x('Error: unable to load config: (9, 21): unexpected token type in inline '
+                    'table: keys cannot contain { character',
+                    GH + "NVIDIA/gpu-operator/issues/673"),
+                 _x("unable to load config: failed to load config: failed to run command chroot "
+                    "[/host containerd config dump]: exit status 1",
+                    CTK + "cmd/nvidia-ctk-installer/container/runtime/containerd/containerd.go"))),
+    _s("cri-plugin-disabled", "disabled_plugins|unknown service runtime",
+       r"^\s*disabled_plugins\s*=\s*\[[^\]]*[\"'](?:io\.containerd\.grpc\.v1\.)?cri[\"']|"
+       r"unknown service runtime\.v1(?:alpha2)?\.(?:runtime|image)service",
+       {"cri-disabled": 4.0}, (CONFIG, JOURNAL, LOG), True,
+       examples=(_x('disabled_plugins = ["cri"]',
+                    "docker/containerd-packaging@v1.7.27-1:common/containerd.toml"),
+                 _x('"command failed" err="failed to run Kubelet: validate service connection: '
+                    'validate CRI v1 runtime API for endpoint \\"unix:///run/containerd/'
+                    'containerd.sock\\": rpc error: code = Unimplemented desc = unknown service '
+                    'runtime.v1.RuntimeService"',
+                    K + "pkg/kubelet/kuberuntime/kuberuntime_manager.go"))),
+    # The toolkit wrote its runtime where the daemon does not look: the 2.x default imports
+    # glob is conf.d (not config.d); k3s/RKE2 regenerate config.toml from config.toml.tmpl.
+    _s("runtime-config-elsewhere", "wrote updated config to",
+       r"wrote updated config to \S*/(?:config\.d/|containerd/(?!conf\.d/)[\w.-]+\.d/)|"
+       r"wrote updated config to /var/lib/rancher/(?:k3s|rke2)/agent/etc/containerd/"
+       r"config\.toml(?!\.tmpl)",
+       {"runtime-config-not-read": 3.5, "handler-missing": 0.5}, (LOG,), True,
+       examples=(_x("INFO[0000] Wrote updated config to /etc/containerd/config.d/99-nvidia.toml",
+                    "NVIDIA/nvidia-container-toolkit@v1.18.1:cmd/nvidia-ctk/runtime/configure/"
+                    "configure.go"),
+                 _x("INFO[0000] Wrote updated config to /var/lib/rancher/rke2/agent/etc/containerd"
+                    "/config.toml", "NVIDIA/nvidia-container-toolkit@v1.18.1:cmd/nvidia-ctk/"
+                    "runtime/configure/configure.go"))),
     _s("toolkit-config-dump-failed", "config dump",
        r"failed to run command .*containerd config dump",
        {"containerd-config": 3.0}, (LOG,), True,
@@ -709,7 +836,9 @@ CHECK_CAUSE: dict[str, str] = {
     "GX407": "mig-failed", "GX412": "driver-os-mismatch", "GX413": "plugin-config-invalid",
     "GX414": "gfd-labels", "GX501": "dropin-overwrote", "GX504": "containerd-restart",
     "GX505": "xid", "GX506": "nouveau", "GX507": "secure-boot", "GX509": "containerd-config",
-    "GX602": "shared-request",
+    "GX602": "shared-request", "GX310": "admission-failed", "GX311": "cuda-requirement",
+    "GX416": "gpu-unsupported", "GX512": "runtime-config-not-read", "GX513": "cri-disabled",
+    "GX514": "runtime-not-default",
 }
 
 # What to collect to tell two look-alike causes apart (unordered pairs); falls back to each

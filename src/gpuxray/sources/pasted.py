@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import textwrap
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -178,6 +179,13 @@ class CMD:
     SYSTEMCTL_FM = "systemctl-show-fabricmanager.txt"
     SYSTEMCTL_CONTAINERD = "systemctl-show-containerd.txt"
     JOURNAL_CONTAINERD = "journal-containerd.txt"
+    CONTAINERD_VERSION = "containerd-version.txt"
+
+
+# The first containerd release that writes each config version in `config dump` (measured with
+# the real 2.0.14, 2.1.9, 2.2.9 and 2.3.4 binaries: 3, 3, 3, 4): what a pasted dump says of
+# the daemon that printed it, in `containerd --version` form so the merge engine reads it.
+DUMP_VERSION_FIRST = {3: "2.0.0", 4: "2.3.0"}
 
 
 @dataclass(slots=True)
@@ -189,6 +197,10 @@ class PasteEvidence:
     snapshot: Snapshot
     parts: list[tuple[str, Part]]  # (input name, part)
     kinds: dict[str, int] = field(default_factory=dict)
+    plugin_configs: list[tuple[str, str]] = field(default_factory=list)  # (name, YAML text)
+    # nodes whose labels the paste does not show (a Capacity excerpt, a status fragment): a
+    # label check on them would read "not pasted" as "absent"
+    labels_unknown: set[str] = field(default_factory=set)
 
 
 def _strip_imports(toml_text: str) -> str:
@@ -209,7 +221,8 @@ def _decode_k8s(text: str) -> dict[str, list[Any]]:
         "Node": ("nodes", k8s.Node), "Pod": ("pods", k8s.Pod), "Event": ("events", k8s.Event),
         "RuntimeClass": ("runtimeclasses", k8s.RuntimeClass),
         "DaemonSet": ("daemonsets", k8s.DaemonSet),
-        "ClusterPolicy": ("clusterpolicies", k8s.CustomResource)}
+        "ClusterPolicy": ("clusterpolicies", k8s.CustomResource),
+        "ConfigMap": ("configmaps", k8s.ConfigMap)}
     items: list[Any] = []
     for d in docs:
         if isinstance(d, dict) and isinstance(d.get("items"), list):
@@ -230,6 +243,44 @@ def _decode_k8s(text: str) -> dict[str, list[Any]]:
     return out
 
 
+def _find_status(obj: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
+    if depth > 8:
+        return
+    if isinstance(obj, dict):
+        if isinstance(obj.get("capacity"), dict) and isinstance(obj.get("allocatable"), dict):
+            yield obj
+            return
+        for v in obj.values():
+            yield from _find_status(v, depth + 1)
+    elif isinstance(obj, list):
+        for v in obj[:1000]:
+            yield from _find_status(v, depth + 1)
+
+
+def _node_fragments(text: str) -> list[k8s.Node]:
+    """Nodes from an excerpt of ``kubectl get node -o yaml|json`` that kept ``status`` with
+    ``capacity`` and ``allocatable`` but not the whole object (the rest of it was cut)."""
+    try:
+        docs = yaml_docs(textwrap.dedent(text))
+    except (InputError, ValueError):
+        return []
+    out: list[k8s.Node] = []
+    for d in docs:
+        for st in _find_status(d):
+            name = next((a.get("address", "") for a in st.get("addresses") or []
+                         if isinstance(a, dict) and a.get("type") == "Hostname"), "") \
+                or PASTED_HOST
+            try:
+                node = msgspec.convert({"metadata": {"name": str(name)},
+                                        "status": {"capacity": st["capacity"],
+                                                   "allocatable": st["allocatable"]}},
+                                       k8s.Node, strict=False)
+            except (msgspec.ValidationError, TypeError, ValueError):
+                continue
+            out.append(node)
+    return out
+
+
 def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
     """Cut each input into parts and parse each with the bundle path's parser for its kind."""
     from gpuxray.sources.mustgather import _allocation  # the must-gather's describe arithmetic
@@ -244,14 +295,24 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
     files: dict[str, str] = {}
     parts: list[tuple[str, Part]] = []
     kinds: dict[str, int] = {}
+    plugin_cfgs: list[tuple[str, str]] = []
+    no_labels: set[str] = set()
     for ti in inputs:
         for part in split_paste(ti.text):
             parts.append((ti.name, part))
             kinds[part.kind] = kinds.get(part.kind, 0) + 1
             k, t = part.kind, part.text
+            if k == paste.NODE_STATUS or (k == paste.K8S_OBJECTS and not _decode_k8s(t)):
+                for n in _node_fragments(t):
+                    nodes.setdefault(n.metadata.name, n)
+                    no_labels.add(n.metadata.name)
             if k == paste.DESCRIBE_NODE:
+                if not re.search(r"^Name:", t, re.M):
+                    t = f"Name:  {PASTED_HOST}\n" + t  # a Capacity/Allocatable excerpt
                 for d in describe.parse_describe_nodes(reindent_describe(t)):
                     d.node.status.described_allocated = _allocation(d.allocated)
+                    if not re.search(r"^\s*Labels:", t, re.M):
+                        no_labels.add(d.node.metadata.name)
                     nodes[d.node.metadata.name] = d.node
                     events.extend(d.events)
             elif k == paste.DESCRIBE_POD:
@@ -273,6 +334,13 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                 rcs += got.get("runtimeclasses", [])
                 dss += got.get("daemonsets", [])
                 cps += got.get("clusterpolicies", [])
+                for cm in got.get("configmaps", []):
+                    for key, value in sorted(cm.data.items()):
+                        if re.search(r"^\s*version:\s*v1\s*$", value, re.M):
+                            plugin_cfgs.append((f"ConfigMap {cm.metadata.name} key {key}",
+                                                value))
+            elif k == paste.PLUGIN_CONFIG:
+                plugin_cfgs.append((f"{ti.name}:{part.start}", t))
             elif k == paste.DMESG:
                 cmds[CMD.DMESG] = cmds.get(CMD.DMESG, "") + t
             elif k == paste.LSMOD:
@@ -294,12 +362,47 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                 cmds[CMD.JOURNAL_CONTAINERD] = cmds.get(CMD.JOURNAL_CONTAINERD, "") + t
             elif k == paste.CONTAINERD_DUMP:
                 files[ROOT_CONFIG] = _strip_imports(t)
+                mv = re.search(r"^version\s*=\s*(\d+)\s*$", t, re.M)
+                first = DUMP_VERSION_FIRST.get(int(mv.group(1))) if mv else None
+                if first:
+                    # a dump is written in the newest config version its daemon knows
+                    cmds.setdefault(CMD.CONTAINERD_VERSION,
+                                    f"containerd github.com/containerd/containerd/v2 v{first} "
+                                    f"(from config version {mv.group(1) if mv else ''})\n")
+            elif k == paste.CONTAINERD_TOML and part.unit.startswith("/"):
+                # `cat /etc/containerd/…toml`: the file at its path, so the merge engine reads
+                # the root config and the drop-ins it imports the way containerd would
+                files.setdefault(part.unit.lstrip("/"), t)
             if k not in (paste.DMESG, paste.SMI_XML):
                 kl = paste.kernel_lines(t.splitlines())
                 if kl:
                     cmds[CMD.DMESG] = cmds.get(CMD.DMESG, "") + "\n".join(kl) + "\n"
+    if not nodes:
+        labels = _label_list(inputs)
+        if labels:
+            node = k8s.Node()
+            node.metadata.name = PASTED_HOST
+            node.metadata.labels = labels
+            nodes[PASTED_HOST] = node
     snap = _snapshot(nodes, pods, events, rcs, dss, cps, cmds, files)
-    return PasteEvidence(snap, parts, kinds)
+    return PasteEvidence(snap, parts, kinds, plugin_cfgs, no_labels)
+
+
+_LABEL = re.compile(r"(?:^|[\s,`'\"])((?:[a-z0-9-]+\.)+[a-z]+/[\w.-]{1,63})=([\w.-]{0,63})"
+                    r"(?=$|[\s,`'\"])")
+
+
+def _label_list(inputs: list[TextInput]) -> dict[str, str]:
+    """A node's labels pasted on their own (``--show-labels``, a Labels block cut out of a
+    describe): taken only when they hold NFD's PCI labels, the ones that make a GPU node."""
+    labels: dict[str, str] = {}
+    for ti in inputs:
+        for line in ti.text.splitlines()[:20000]:
+            for m in _LABEL.finditer(line[:paste.MAX_LINE]):
+                labels[m.group(1)] = m.group(2)
+    if not any(k.startswith("feature.node.kubernetes.io/pci-") for k in labels):
+        return {}
+    return labels
 
 
 def _status_unit(text: str) -> str:

@@ -24,6 +24,7 @@ MAX_LINE = 4096
 DESCRIBE_NODE, DESCRIBE_POD, DESCRIBE_OTHER = "describe-node", "describe-pod", "describe-other"
 EVENTS_TABLE, GET_TABLE, K8S_OBJECTS = "events-table", "get-table", "k8s-objects"
 POD_LOG, DMESG, JOURNAL = "pod-log", "dmesg", "journal"
+NODE_STATUS = "node-status-yaml"  # a fragment of `kubectl get node -o yaml` (status only)
 SMI, SMI_QUERY, SMI_XML = "nvidia-smi", "nvidia-smi-q", "nvidia-smi-xml"
 SYSTEMCTL_STATUS, SYSTEMCTL_SHOW, LSMOD, MOKUTIL = (
     "systemctl-status", "systemctl-show", "lsmod", "mokutil")
@@ -86,9 +87,21 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
     return out
 
 
+_KUBECTL_VALUED = frozenset({"-n", "--namespace", "--context", "--kubeconfig", "-l",
+                             "--selector", "--cluster", "--user", "-s", "--server"})
+
+
 def _words(cmd: str) -> list[str]:
-    # the first command of a pipeline decides what printed the text
-    return cmd.split("|")[0].split()
+    """The first command of a pipeline (it decides what printed the text); for kubectl the
+    global options before the verb (``-n ns``, ``--context c``) are dropped."""
+    w = cmd.split("|")[0].split()
+    if w and w[0] in ("kubectl", "oc", "k"):
+        rest, i = [w[0]], 1
+        while i < len(w) and w[i].startswith("-"):
+            i += 2 if w[i] in _KUBECTL_VALUED else 1
+        rest += w[i:]
+        return rest
+    return w
 
 
 def _container(words: list[str]) -> str:
@@ -160,8 +173,8 @@ def kind_of_command(cmd: str) -> tuple[str, str]:
         return CONTAINERD_DUMP, ""
     if head == "cat" and len(w) > 1:
         path = w[-1]
-        if "containerd" in path and path.endswith(".toml"):
-            return CONTAINERD_TOML, ""
+        if path.endswith(".toml") and ("containerd" in path or "/conf.d/" in path):
+            return CONTAINERD_TOML, path
     if head == "helm" and "values" in w:
         return HELM_VALUES, ""
     return "", ""
@@ -181,6 +194,11 @@ def sniff(lines: list[str]) -> str:
         return SMI_XML
     if "==============NVSMI LOG==============" in head:
         return SMI_QUERY
+    if re.search(r"^\s*allocatable:\s*$", text, re.M) and \
+            re.search(r"^\s*capacity:\s*$", text, re.M):
+        return NODE_STATUS
+    if re.search(r"^Capacity:\s*$", text, re.M) and re.search(r"^Allocatable:\s*$", text, re.M):
+        return DESCRIBE_NODE
     if re.search(r"^Name:\s+\S", text, re.M):
         if re.search(r"^\s*(?:Capacity|Allocatable|Allocated resources|System Info):", text,
                      re.M):

@@ -1,0 +1,195 @@
+"""A paste read as evidence: cut into parts, parsed with the bundle's parsers into a partial
+Snapshot, and checked by the same checks a bundle gets (GX203 arithmetic from a describe node,
+GX301 from a real ``containerd config dump``, GX505 from dmesg); look-alikes apart only by
+their deciding lines."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gpuxray.diagnose.triage import triage
+from gpuxray.sources.parsers import paste
+
+REPO = Path(__file__).resolve().parents[1]
+DESCRIBE = (REPO / "tests/data/mustgather/describe_node_cordoned.txt").read_text()
+
+
+def _flat(text: str) -> str:
+    return "\n".join(line.strip() for line in text.splitlines()) + "\n"
+
+
+@pytest.mark.parametrize("shape", ["kept", "flat", "prompt-and-fence"])
+def test_describe_node_capacity_above_allocatable_is_gx203_with_the_count(shape: str) -> None:
+    text = {"kept": DESCRIBE, "flat": _flat(DESCRIBE),
+            "prompt-and-fence": "user@host:~$ kubectl describe node gpu-node-7\n```\n"
+                                + DESCRIBE + "```\n"}[shape]
+    r = triage([("paste", text)])
+    assert r.causes[0].cause.code == "GX203" and r.decided
+    gx203 = [f for f in r.findings if f.code == "GX203" and "lost" in f.params]
+    assert gx203 and gx203[0].params["lost"] == 1  # capacity 8, allocatable 7
+    assert gx203[0].params["nodes"] == "gpu-node-7"
+
+
+def test_capacity_excerpt_without_name_still_counts() -> None:
+    text = ("Capacity:\n  cpu:  8\n  nvidia.com/gpu:  8\nAllocatable:\n  cpu:  8\n"
+            "  nvidia.com/gpu:  5\n")
+    r = triage([("paste", text)])
+    assert r.causes[0].cause.code == "GX203"
+    lost = [f.params["lost"] for f in r.findings if f.code == "GX203" and "lost" in f.params]
+    assert lost == [3]
+
+
+def test_node_yaml_fragment_counts() -> None:
+    text = ("    status:\n      allocatable:\n        cpu: \"48\"\n        nvidia.com/gpu: \"0\"\n"
+            "      capacity:\n        cpu: \"48\"\n        nvidia.com/gpu: \"16\"\n")
+    r = triage([("paste", text)])
+    assert r.causes[0].cause.code == "GX203"
+    lost = [f.params["lost"] for f in r.findings if f.code == "GX203" and "lost" in f.params]
+    assert lost == [16]
+
+
+def _containerd() -> list[Path]:
+    found = sorted((REPO / ".cache/containerd-builds").glob("*/containerd"))
+    debian = REPO / ".cache/containerd/usr/bin/containerd"
+    found += [debian] if debian.is_file() else []
+    found = [p for p in found if os.access(p, os.X_OK)]
+    if not found:
+        if os.environ.get("CI"):
+            pytest.fail("no containerd binary under .cache (scripts/test builds them)")
+        pytest.skip("no containerd binary under .cache; run scripts/test")
+    return found
+
+
+def test_config_dump_without_nvidia_runtime_is_gx301_with_the_handlers(tmp_path: Path) -> None:
+    """The dump is produced by the real containerd binaries on a config with only runc."""
+    for binary in _containerd():
+        cfg = tmp_path / "config.toml"
+        v2 = "2.0" <= binary.parent.name < "9" and binary.parent.name[0] == "2"
+        cri = "io.containerd.cri.v1.runtime" if v2 else "io.containerd.grpc.v1.cri"
+        cfg.write_text(f"version = {3 if v2 else 2}\n"
+                       f"[plugins.\"{cri}\".containerd.runtimes.runc]\n"
+                       "runtime_type = \"io.containerd.runc.v2\"\n")
+        out = subprocess.run([str(binary), "--config", str(cfg), "config", "dump"],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        r = triage([("paste", "$ containerd config dump\n" + out.stdout)])
+        gx301 = [f for f in r.findings if f.code == "GX301" and "runtimes" in f.params]
+        assert r.causes[0].cause.code == "GX301", binary
+        assert gx301 and "runc" in gx301[0].params["runtimes"], binary
+        assert "nvidia" not in gx301[0].params["runtimes"]
+
+
+def test_config_dump_with_nvidia_runtime_gives_no_gx301(tmp_path: Path) -> None:
+    binary = _containerd()[-1]
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes."
+                   "nvidia]\nruntime_type = \"io.containerd.runc.v2\"\n")
+    out = subprocess.run([str(binary), "--config", str(cfg), "config", "dump"],
+                         capture_output=True, text=True, timeout=60)
+    if out.returncode != 0:  # a 2.x binary refuses version 2 without migration flags
+        pytest.skip(out.stderr.splitlines()[0] if out.stderr else "dump failed")
+    r = triage([("paste", out.stdout)])
+    assert not any(f.code == "GX301" for f in r.findings)
+
+
+def test_dmesg_xids_run_the_xid_check() -> None:
+    text = ("[Sat Nov 29 11:02:51 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', "
+            "name=<unknown>, GPU has fallen off the bus.\n")
+    r = triage([("paste", text)])
+    assert r.causes[0].cause.code == "GX505" and r.decided
+    assert any(f.code == "GX505" and f.params.get("xid") == 79 for f in r.findings)
+
+
+def test_text_that_decides_nothing_is_not_decided() -> None:
+    for text in ("0/3 nodes are available: 3 Insufficient nvidia.com/gpu.\n",
+                 "hello\nthe GPU does not work, please help\n", ""):
+        r = triage([("paste", text)])
+        assert not r.decided
+        if r.causes:
+            assert r.collect_next
+
+
+def test_parts_are_typed_by_command_and_shape() -> None:
+    text = ("$ lsmod | grep nvidia\nnvidia  123  0\n"
+            "# mokutil --sb-state\nSecureBoot enabled\n"
+            "```\n[  12.3] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.86.15\n```\n"
+            "$ kubectl -n gpu-operator logs ds/nvidia-device-plugin-daemonset -c plugin\n"
+            "I1129 main.go:1] Starting\n"
+            "$ systemctl status nvidia-fabricmanager\n"
+            "Unit nvidia-fabricmanager.service could not be found.\n")
+    parts = paste.split_paste(text)
+    assert [p.kind for p in parts] == [paste.LSMOD, paste.MOKUTIL, paste.DMESG, paste.POD_LOG,
+                                      paste.SYSTEMCTL_STATUS]
+    assert parts[3].unit == "plugin" and parts[4].unit == "nvidia-fabricmanager"
+
+
+# ----- look-alikes: only the deciding line tells them apart ----------------------------------
+INSERT_FAILED = "modprobe: ERROR: could not insert 'nvidia': No such device\n"
+
+
+@pytest.mark.parametrize(("extra", "cause", "decided"), [
+    ("", None, False),
+    ("nouveau              2359296  0\n", "nouveau", True),
+    ("modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n",
+     "secure-boot", True),
+    ("ERROR: Unable to find the kernel source tree for the currently running kernel.\n",
+     "kernel-headers", True),
+])
+def test_nouveau_secure_boot_headers(extra: str, cause: str | None, decided: bool) -> None:
+    r = triage([("paste", INSERT_FAILED + extra)])
+    assert r.decided is decided
+    if cause:
+        assert r.causes[0].cause.id == cause
+
+
+def test_module_verification_line_is_not_secure_boot() -> None:
+    """`module verification failed … tainting kernel` means the module loaded unsigned."""
+    line = ("[  21.25] nvidia: module verification failed: signature and/or required key "
+            "missing - tainting kernel\n")
+    r = triage([("paste", line)])
+    assert not any(c.cause.id == "secure-boot" for c in r.causes)
+    both = triage([("paste", line + "modprobe: ERROR: could not insert 'nvidia': Key was "
+                                    "rejected by service\n")])
+    top = both.causes[0]
+    assert top.cause.id == "secure-boot" and not top.deciding and not both.decided
+
+
+@pytest.mark.parametrize(("text", "cause"), [
+    ("I1129 health.go:169] XidCriticalError: Xid=79 on Device=GPU-1; marking device as "
+     "unhealthy.\n", "unhealthy"),
+    ("Capacity:\n  nvidia.com/gpu: 8\nAllocatable:\n  nvidia.com/gpu: 8\nAllocated resources:\n"
+     "  Resource  Requests  Limits\n  --------  --------  ------\n  nvidia.com/gpu  8  8\n",
+     "exhausted"),
+    ("Capacity:\n  nvidia.com/gpu: 0\nAllocatable:\n  nvidia.com/gpu: 0\n", "not-advertised"),
+])
+def test_unhealthy_exhausted_plugin_gone(text: str, cause: str) -> None:
+    r = triage([("paste", text)])
+    assert r.causes[0].cause.id == cause and r.decided
+
+
+@pytest.mark.parametrize(("text", "cause"), [
+    ("nv-fabricmanager[3228]: fabric manager NVIDIA GPU driver interface version 530.30.02 "
+     "don't match with driver version 530.41.03. Please update with matching NVIDIA driver "
+     "package.\n", "fm-version"),
+    ("$ systemctl status nvidia-fabricmanager\nUnit nvidia-fabricmanager.service could not be "
+     "found.\n", "fm-missing"),
+])
+def test_fabric_manager_missing_vs_mismatched(text: str, cause: str) -> None:
+    r = triage([("paste", text)])
+    assert r.causes[0].cause.id == cause and r.decided
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ('Warning FailedCreatePodSandBox kubelet Failed to create pod sandbox: rpc error: code = '
+     'Unknown desc = failed to get sandbox runtime: no runtime for "nvidia" is configured\n',
+     "GX301"),
+    ("INFO[0000] Wrote updated config to /etc/containerd/config.d/99-nvidia.toml\n", "GX512"),
+    ('disabled_plugins = ["cri"]\n', "GX513"),
+])
+def test_handler_wiped_vs_never_read_vs_cri_off(text: str, code: str) -> None:
+    r = triage([("paste", text)])
+    assert r.causes[0].cause.code == code
