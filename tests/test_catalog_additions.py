@@ -364,8 +364,9 @@ def test_gx509_toolkit_cannot_read_config(tmp_path: Path) -> None:
      'Ignoring label "nvidia.com/gpu.count"', "GX414"),
     ("E1129 11:31:05 main.go:173] error starting plugins: unable to load config: unable to "
      "finalize config: unable to parse config file", "GX413"),
-    ("level=fatal msg=\"error running nvidia-toolkit: unable to setup runtime: failed to load "
-     "config: containerd config dump failed: exit status 1\"", "GX509"),
+    ("level=fatal msg=\"error running nvidia-toolkit: unable to setup runtime: unable to load "
+     "config: failed to load config: failed to run command chroot [/host containerd config "
+     "dump]: exit status 1\"", "GX509"),
     ("ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED: false", "GX303"),
     ("Error: failed to create containerd task: OCI runtime create failed: error running hook "
      "#0: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: "

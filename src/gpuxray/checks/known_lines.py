@@ -9,6 +9,8 @@ config). The lines and their upstream sources are the signature catalog's
   unsatisfied condition: cuda>=…``).
 - GX416: the loaded driver cannot drive the GPU (``NVRM: … installed in this system is not
   supported by …``).
+- GX417: the plugin/GFD may not monitor MIG devices (NVML ``Insufficient Permissions``).
+- GX418: the driver container cannot unload the host's NVIDIA modules (``driver is in use``).
 - GX512: the toolkit wrote its runtime to a file containerd does not read.
 - GX513: containerd's config disables its CRI plugin (``disabled_plugins = ["cri"]``).
 - GX514: the device plugin runs without the NVIDIA runtime (``Incompatible strategy detected``,
@@ -133,3 +135,15 @@ def containerd_cri_disabled(snap: Snapshot) -> Iterator[Finding]:
         if evs:
             yield fail("GX513", Subject("Node", host.node), evs[:MAX_EVIDENCE],
                        subject_desc=host.node, node=host.node, line=evs[0].detail)
+
+
+@check("GX417", needs=(Input.PODS,))
+def mig_monitor_permission(snap: Snapshot) -> Iterator[Finding]:
+    """NVML refuses MIG queries to a container without NVIDIA_MIG_MONITOR_DEVICES."""
+    yield from _pod_code(snap, "GX417")
+
+
+@check("GX418", needs=(Input.PODS,))
+def host_driver_conflict(snap: Snapshot) -> Iterator[Finding]:
+    """The driver container's ``_unload_driver`` finds the host's modules in use."""
+    yield from _pod_code(snap, "GX418")

@@ -314,6 +314,18 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "Pick the driver flavour the GPU needs: proprietary modules for pre-Turing GPUs "
        "(ClusterPolicy driver.kernelModuleType), a branch that lists the GPU, or the vGPU guest "
        "driver in a VM with vGPU."),
+    _c("GX417", "mig-monitor-permission", E, "§6",
+       "On a MIG GPU the device plugin or GFD runs without the right to monitor MIG devices "
+       "(NVML `Insufficient Permissions`), so it fails or advertises nothing.",
+       "{subject_desc}: {line}",
+       "Give the plugin/GFD container NVIDIA_MIG_MONITOR_DEVICES=all (the operator and the "
+       "plugin's Helm chart set it; hand-made manifests often do not)."),
+    _c("GX418", "host-driver-conflict", E, "§3",
+       "The driver container runs on a node whose host already has the NVIDIA modules loaded, "
+       "so it cannot unload them and crash-loops.",
+       "{subject_desc}: {line}",
+       "Use the host driver (ClusterPolicy driver.enabled=false, or the "
+       "nvidia.com/gpu.deploy.driver=false label on that node), or remove the host driver."),
     # 5xx node
     _c("GX501", "containerd-dropin-overwrote-cri", E, "§5",
        "A later config file replaced a plugin section wholesale and settings were lost.",

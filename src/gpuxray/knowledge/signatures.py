@@ -124,7 +124,7 @@ CAUSES: tuple[Cause, ...] = (
           "old a branch)",
           "`lspci -nn | grep -i nvidia` vs the driver's supported-GPU list, and the "
           "ClusterPolicy driver.kernelModuleType"),
-    Cause("driver-in-use", "GX403",
+    Cause("driver-in-use", "GX418",
           "the driver container cannot unload the NVIDIA modules: a host driver or a GPU client "
           "holds them",
           "`lsmod | grep nvidia` and whether the host has a driver installed "
@@ -190,6 +190,10 @@ CAUSES: tuple[Cause, ...] = (
           "the plugin (or pod) runs under runc: nothing injects the driver libraries into it",
           "the pod's runtimeClassName and containerd's `default_runtime_name` "
           "(`containerd config dump | grep default_runtime_name`)"),
+    Cause("mig-monitor", "GX417",
+          "the plugin/GFD may not monitor MIG devices (NVML: Insufficient Permissions)",
+          "`kubectl -n gpu-operator get ds nvidia-device-plugin-daemonset -o yaml | grep -A1 "
+          "NVIDIA_MIG_MONITOR_DEVICES` and `nvidia-smi -L` (MIG devices)"),
     Cause("dropin-overwrote", "GX501",
           "a later containerd config file replaced the section holding the nvidia runtime",
           "`containerd config dump | grep -A3 runtimes.nvidia` and the files in "
@@ -247,6 +251,7 @@ SIGNATURES: tuple[Signature, ...] = (
                     '"0.5": must be an integer', K + "pkg/apis/core/validation/validation.go"),)),
     _s("extended-requests-limits", "must be equal to|limit must be set",
        r"nvidia\.com/[\w.-]+\]?:? invalid value.*must be equal to .*limit|"
+       r"invalid value: \S+: must be equal to nvidia\.com/[\w.-]+ limit|"
        r"nvidia\.com/[\w.-]+\]?:? required value: limit must be set",
        {"request-invalid": 4.0}, (EVENT, DESCRIBE), True,
        examples=(_x('spec.containers[0].resources.requests[nvidia.com/gpu]: Invalid value: '
@@ -255,6 +260,9 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x('spec.containers[0].resources.requests[nvidia.com/gpu]: Invalid value: '
                     '"1": must be equal to nvidia.com/gpu limit',
                     "kubernetes/kubernetes@v1.27.0:pkg/apis/core/validation/validation.go"),
+                 _x('spec.template.spec.containers[0].resources.requests: Invalid value: "1": '
+                    "must be equal to nvidia.com/gpu limit",
+                    "kubernetes/kubernetes@v1.10.0:pkg/apis/core/validation/validation.go"),
                  _x("spec.containers[0].resources.limits[nvidia.com/gpu]: Required value: "
                     "Limit must be set for non overcommitable resources",
                     K + "pkg/apis/core/validation/validation.go"))),
@@ -668,6 +676,11 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x('level=INFO msg="Not collecting DCP metrics: This request is serviced by a '
                     'module of DCGM that is not currently loaded"',
                     "NVIDIA/dcgm-exporter@4.5.3-4.8.2:pkg/cmd/app.go"))),
+    _s("dcgm-watch-unsupported", "error watching fields",
+       r"error watching fields: (?:feature not supported|profiling is not supported)",
+       {"dcgm-profiling": 3.0}, (LOG,), True,
+       examples=(_x('level=fatal msg="Error watching fields: Feature not supported"',
+                    "NVIDIA/dcgm-exporter@a6f742d5:bindings/go/dcgm/fields.go"),)),
     _s("dcgm-fr", "dcgm_st_",
        r"dcgm_st_(?:in_use|profiling_not_supported|not_supported)",
        {"dcgm-profiling": 2.5}, (LOG,), True,
@@ -684,6 +697,19 @@ SIGNATURES: tuple[Signature, ...] = (
                     "directly", CTK + "cmd/nvidia-ctk-installer/toolkit/installer/"
                     "executables.go"))),
     # ---- MIG (facts.md §5.2, §6.3) --------------------------------------------------------------
+    # NVML_ERROR_NO_PERMISSION on MIG queries: the container lacks NVIDIA_MIG_MONITOR_DEVICES.
+    _s("mig-monitor-permission", "insufficient permissions",
+       r"(?:error getting device(?: memory info| handle)?|error getting device|nvml): "
+       r"insufficient permissions",
+       {"mig-monitor": 3.5}, (LOG,), True,
+       examples=(_x("error starting plugins: unable to add default resources to config: error "
+                    "visiting devices: error visiting device: error getting device memory info: "
+                    "Insufficient Permissions",
+                    "NVIDIA/k8s-device-plugin@v0.15.0:vendor/github.com/NVIDIA/go-nvlib/pkg/"
+                    "nvlib/device/device.go"),
+                 _x("Unexpected error: Error generating NVML labels: Error generating common "
+                    "labels: Error getting device: nvml: Insufficient Permissions",
+                    GH + "NVIDIA/gpu-operator/issues/322"))),
     _s("mig-apply-error", "mig",
        r"error applying mig configuration|failed to (?:apply|validate) mig configuration|"
        r"unable to apply mig config",
@@ -838,7 +864,7 @@ CHECK_CAUSE: dict[str, str] = {
     "GX505": "xid", "GX506": "nouveau", "GX507": "secure-boot", "GX509": "containerd-config",
     "GX602": "shared-request", "GX310": "admission-failed", "GX311": "cuda-requirement",
     "GX416": "gpu-unsupported", "GX512": "runtime-config-not-read", "GX513": "cri-disabled",
-    "GX514": "runtime-not-default",
+    "GX514": "runtime-not-default", "GX417": "mig-monitor", "GX418": "driver-in-use",
 }
 
 # What to collect to tell two look-alike causes apart (unordered pairs); falls back to each

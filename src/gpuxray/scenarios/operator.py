@@ -356,8 +356,8 @@ CONFIG_MANAGER_FAILURES: dict[str, str] = {
         "I1129 11:31:00.000000       1 main.go:246] Waiting for change to "
         "'nvidia.com/device-plugin.config' label\nI1129 11:31:01.000000       1 main.go:262] "
         "Label change detected: nvidia.com/device-plugin.config=a100-ts8\n"
-        "E1129 11:31:01.000000       1 main.go:125] Error: error updating symlink: unable to "
-        "find config file /available-configs/a100-ts8 for label value 'a100-ts8'\n"),
+        "E1129 11:31:01.000000       1 main.go:138] Error: specified config a100-ts8 does not "
+        "exist\n"),
     "unparsable": (
         "E1129 11:31:05.000000       1 main.go:173] error starting plugins: unable to load "
         "config: unable to finalize config: unable to parse config file: error parsing config "
@@ -367,12 +367,11 @@ CONFIG_MANAGER_FAILURES: dict[str, str] = {
 NFD_MASTER_DENIED = (
     "I1129 11:20:01.000000       1 nfd-master.go:1285] \"will process NodeFeature\" "
     "nodeFeatureNames=[\"gpu-1-gpu-feature-discovery\"]\n"
-    "W1129 11:20:03.512345       1 nfd-master.go:612] denied label \"nvidia.com/gpu.product\": "
-    "namespace not allowed\n"
-    "W1129 11:20:03.512401       1 nfd-master.go:612] denied label \"nvidia.com/gpu.count\": "
-    "namespace not allowed\n"
-    "W1129 11:20:03.512455       1 nfd-master.go:612] denied label \"nvidia.com/gpu.memory\": "
-    "namespace not allowed\n")
+    # kubernetes-sigs/node-feature-discovery@v0.16.0 pkg/nfd-master/nfd-master.go (klog.ErrorS)
+    + "".join(f"E1129 11:20:03.5123{i}5       1 nfd-master.go:642] \"ignoring label\" "
+              f"err=\"namespace \\\"nvidia.com\\\" is not allowed\" "
+              f"labelKey=\"nvidia.com/gpu.{k}\" labelValue=\"x\"\n"
+              for i, k in enumerate(("product", "count", "memory"))))
 
 
 def _knob_values(broken: dict[str, str]) -> list[tuple[str, str]]:
@@ -498,7 +497,8 @@ def _operand_pod(b: ClusterBuilder, ds: Obj, op: Operand, node: str, version: st
         logs["nvidia-container-toolkit-ctr"] = (
             "time=\"2026-11-29T11:50:01Z\" level=info msg=\"Loading config from "
             "/runtime/config-dir/config.toml\"\ntime=\"2026-11-29T11:50:01Z\" level=error "
-            "msg=\"failed to load config: error running containerd config dump: exit status 1\"\n")
+            "msg=\"unable to load config: failed to load config: failed to run command chroot "
+            "[/host containerd config dump]: exit status 1\"\n")
         phase, ready = "Running", False
     elif stage and any(op.waits_for):
         # the first init container that waits for the blocked stage (or a later one)
