@@ -193,3 +193,21 @@ def test_fabric_manager_missing_vs_mismatched(text: str, cause: str) -> None:
 def test_handler_wiped_vs_never_read_vs_cri_off(text: str, code: str) -> None:
     r = triage([("paste", text)])
     assert r.causes[0].cause.code == code
+
+
+@pytest.mark.parametrize("text", [
+    "\n" * 400_000 + "allocatable:\n",
+    " " * 3_000_000 + "\n",
+    ("$ " * 200_000) + "kubectl describe node x\n",
+    "Name: a\nCapacity:\n" + "  nvidia.com/gpu: 8\n" * 100_000,
+    "[plugins.x]\n" + "imports = [\n" * 50_000,
+    "x=" * 500_000 + "\n",
+])
+def test_pathological_pastes_stay_bounded(text: str) -> None:
+    """Huge or repetitive pastes finish (no regex backtracking on long lines or many blank
+    lines); the bound is generous, it only catches a hang."""
+    import time
+
+    t0 = time.perf_counter()
+    triage([("paste", text)])
+    assert time.perf_counter() - t0 < 60

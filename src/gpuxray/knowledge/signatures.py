@@ -481,7 +481,8 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("E1129 10:02:10.000000 1 factory.go:99] Failed to initialize NVML: "
                     "ERROR_DRIVER_NOT_LOADED.", DP + "internal/plugin/factory.go"),)),
     _s("nvml-lib-missing", "libnvidia-ml|could not load nvml library|error_library_not_found",
-       r"libnvidia-ml\.so\.1: cannot open shared object|could not load nvml library|"
+       r"^(?!.*nvidia-container-cli).*libnvidia-ml\.so\.1: cannot open shared object|"
+       r"could not load nvml library|"
        r"failed to initialize nvml: error_library_not_found",
        {"runtime-not-default": 2.0, "nvml-init": 1.5, "not-advertised": 0.5}, (LOG, STATUS),
        examples=(_x("error while loading shared libraries: libnvidia-ml.so.1: cannot open "

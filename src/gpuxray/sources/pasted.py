@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import msgspec
+import yaml
 
 from gpuxray.errors import InputError
 from gpuxray.model import k8s
@@ -206,7 +207,8 @@ class PasteEvidence:
 def _strip_imports(toml_text: str) -> str:
     """A ``containerd config dump`` is the merged result: its ``imports`` were already applied,
     so the files it names must not be read again (they are not in the paste)."""
-    return re.sub(r"(?ms)^\s*imports\s*=\s*\[[^\]]*\]\s*$", "", toml_text, count=1)
+    return re.sub(r"(?m)^[ \t]*imports[ \t]*=[ \t]*\[[^\]]{0,65536}\][ \t]*$", "", toml_text,
+                  count=1)
 
 
 def _decode_k8s(text: str) -> dict[str, list[Any]]:
@@ -215,7 +217,8 @@ def _decode_k8s(text: str) -> dict[str, list[Any]]:
     out: dict[str, list[Any]] = {}
     try:
         docs = yaml_docs(text)
-    except InputError:
+    except (InputError, ValueError, RecursionError, yaml.YAMLError):  # a fragment: lines still
+        # go through the signature scan
         return out
     types: dict[str, tuple[str, type[Any]]] = {
         "Node": ("nodes", k8s.Node), "Pod": ("pods", k8s.Pod), "Event": ("events", k8s.Event),
@@ -243,18 +246,22 @@ def _decode_k8s(text: str) -> dict[str, list[Any]]:
     return out
 
 
-def _find_status(obj: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
-    if depth > 8:
-        return
-    if isinstance(obj, dict):
-        if isinstance(obj.get("capacity"), dict) and isinstance(obj.get("allocatable"), dict):
-            yield obj
-            return
-        for v in obj.values():
-            yield from _find_status(v, depth + 1)
-    elif isinstance(obj, list):
-        for v in obj[:1000]:
-            yield from _find_status(v, depth + 1)
+def _find_status(obj: Any, budget: int = 20000) -> list[dict[str, Any]]:
+    """Mappings holding both ``capacity`` and ``allocatable``, breadth-first over at most
+    ``budget`` nodes (a YAML alias bomb shares nodes; walking it must stay bounded)."""
+    out: list[dict[str, Any]] = []
+    queue: deque[Any] = deque([obj])
+    while queue and budget > 0:
+        cur = queue.popleft()
+        budget -= 1
+        if isinstance(cur, dict):
+            if isinstance(cur.get("capacity"), dict) and isinstance(cur.get("allocatable"), dict):
+                out.append(cur)
+                continue
+            queue.extend(cur.values())
+        elif isinstance(cur, list):
+            queue.extend(cur)
+    return out
 
 
 def _node_fragments(text: str) -> list[k8s.Node]:
@@ -262,7 +269,7 @@ def _node_fragments(text: str) -> list[k8s.Node]:
     ``capacity`` and ``allocatable`` but not the whole object (the rest of it was cut)."""
     try:
         docs = yaml_docs(textwrap.dedent(text))
-    except (InputError, ValueError):
+    except (InputError, ValueError, RecursionError, yaml.YAMLError):
         return []
     out: list[k8s.Node] = []
     for d in docs:
@@ -311,7 +318,7 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                     t = f"Name:  {PASTED_HOST}\n" + t  # a Capacity/Allocatable excerpt
                 for d in describe.parse_describe_nodes(reindent_describe(t)):
                     d.node.status.described_allocated = _allocation(d.allocated)
-                    if not re.search(r"^\s*Labels:", t, re.M):
+                    if not re.search(r"^[ \t]*Labels:", t, re.M):
                         no_labels.add(d.node.metadata.name)
                     nodes[d.node.metadata.name] = d.node
                     events.extend(d.events)
@@ -336,7 +343,7 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                 cps += got.get("clusterpolicies", [])
                 for cm in got.get("configmaps", []):
                     for key, value in sorted(cm.data.items()):
-                        if re.search(r"^\s*version:\s*v1\s*$", value, re.M):
+                        if re.search(r"^[ \t]*version:\s*v1[ \t]*$", value, re.M):
                             plugin_cfgs.append((f"ConfigMap {cm.metadata.name} key {key}",
                                                 value))
             elif k == paste.PLUGIN_CONFIG:
@@ -362,7 +369,7 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                 cmds[CMD.JOURNAL_CONTAINERD] = cmds.get(CMD.JOURNAL_CONTAINERD, "") + t
             elif k == paste.CONTAINERD_DUMP:
                 files[ROOT_CONFIG] = _strip_imports(t)
-                mv = re.search(r"^version\s*=\s*(\d+)\s*$", t, re.M)
+                mv = re.search(r"^version\s*=\s*(\d+)[ \t]*$", t, re.M)
                 first = DUMP_VERSION_FIRST.get(int(mv.group(1))) if mv else None
                 if first:
                     # a dump is written in the newest config version its daemon knows
@@ -410,7 +417,7 @@ def _status_unit(text: str) -> str:
     return m.group(1) if m else ""
 
 
-_EVENT_HEAD = re.compile(r"^\s*(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE")
+_EVENT_HEAD = re.compile(r"^[ \t]*(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE")
 
 
 def _table_events(text: str) -> list[k8s.Event]:

@@ -45,14 +45,14 @@ class Part:
     start: int = 1
 
 
-_FENCE = re.compile(r"^\s*(?:```|~~~)")
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)")
 _CMD_WORDS = (r"kubectl|oc|k|nvidia-smi|dmesg|journalctl|systemctl|lsmod|mokutil|containerd|"
               r"helm|crictl|cat|nvidia-ctk|nvidia-container-cli|modprobe|uname|lspci|"
               r"nv-fabricmanager|ctr|sudo|grep|tail|head|less")
 # ``user@host:~$ cmd``, ``$ cmd``, ``# cmd``, ``> cmd``, ``[root@h ~]# cmd``, ``PS> cmd``
-_PROMPT = re.compile(r"^\s*(?:\[[^\]\n]{0,80}\]|[\w.@-]{0,80}(?::[^\s$#]{0,120})?)?\s?[$#%>]\s*"
+_PROMPT = re.compile(r"^[ \t]*(?:\[[^\]\n]{0,80}\]|[\w.@-]{0,80}(?::[^\s$#]{0,120})?)?\s?[$#%>]\s*"
                      r"((?:" + _CMD_WORDS + r")\b.*)$")
-_BARE_KUBECTL = re.compile(r"^\s*((?:kubectl|oc)\s+(?:describe|get|logs|events)\b.*)$")
+_BARE_KUBECTL = re.compile(r"^[ \t]*((?:kubectl|oc)\s+(?:describe|get|logs|events)\b.*)$")
 
 
 def _prompt(line: str) -> str | None:
@@ -180,7 +180,7 @@ def kind_of_command(cmd: str) -> tuple[str, str]:
     return "", ""
 
 
-_DMESG_LINE = re.compile(r"^\s*(?:\[\s*\d+\.\d+\]|\[\w{3} \w{3} [ \d]\d [\d:]{8} \d{4}\]|"
+_DMESG_LINE = re.compile(r"^[ \t]*(?:\[\s*\d+\.\d+\]|\[\w{3} \w{3} [ \d]\d [\d:]{8} \d{4}\]|"
                          r"\w{3} [ \d]\d [\d:]{8} \S+ kernel:|"
                          r"\d{4}-\d\d-\d\dT[\d:.,]+(?:Z|[+-][\d:]+)? \S+ kernel:)")
 _NVRM = re.compile(r"\bNVRM: |\bnvidia(?:-nvswitch|-modeset|-uvm|-drm)?: |\bnouveau ")
@@ -190,49 +190,52 @@ def sniff(lines: list[str]) -> str:
     """The kind of an unnamed block, from its shape."""
     text = "\n".join(lines)
     head = text[:8192]
-    if re.search(r"^\s*<nvidia_smi_log>|^\s*<\?xml[^\n]*\n\s*<!DOCTYPE nvidia_smi_log", head, re.M):
+    if re.search(r"^[ \t]*<nvidia_smi_log>|^[ \t]*<\?xml[^\n]*\n\s*<!DOCTYPE nvidia_smi_log",
+                 head, re.M):
         return SMI_XML
     if "==============NVSMI LOG==============" in head:
         return SMI_QUERY
-    if re.search(r"^\s*allocatable:\s*$", text, re.M) and \
-            re.search(r"^\s*capacity:\s*$", text, re.M):
+    if re.search(r"^[ \t]*allocatable:[ \t]*$", text, re.M) and \
+            re.search(r"^[ \t]*capacity:[ \t]*$", text, re.M):
         return NODE_STATUS
-    if re.search(r"^Capacity:\s*$", text, re.M) and re.search(r"^Allocatable:\s*$", text, re.M):
+    if re.search(r"^Capacity:[ \t]*$", text, re.M) and \
+            re.search(r"^Allocatable:[ \t]*$", text, re.M):
         return DESCRIBE_NODE
     if re.search(r"^Name:\s+\S", text, re.M):
-        if re.search(r"^\s*(?:Capacity|Allocatable|Allocated resources|System Info):", text,
+        if re.search(r"^[ \t]*(?:Capacity|Allocatable|Allocated resources|System Info):", text,
                      re.M):
             return DESCRIBE_NODE
-        if re.search(r"^\s*(?:Containers|Init Containers|QoS Class|Node):", text, re.M):
+        if re.search(r"^[ \t]*(?:Containers|Init Containers|QoS Class|Node):", text, re.M):
             return DESCRIBE_POD
         if re.search(r"^Events:", text, re.M):
             return DESCRIBE_OTHER
-    if re.search(r"^\s*(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE", head, re.M):
+    if re.search(r"^[ \t]*(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE", head,
+                 re.M):
         return EVENTS_TABLE
-    if re.search(r"^\s*Module\s+Size\s+Used by", head, re.M):
+    if re.search(r"^[ \t]*Module\s+Size\s+Used by", head, re.M):
         return LSMOD
-    if re.search(r"^\s*(?:apiVersion:\s*\S|\{\s*\"apiVersion\"|\{\s*$)", head, re.M) and \
+    if re.search(r"^[ \t]*(?:apiVersion:\s*\S|\{\s*\"apiVersion\"|\{[ \t]*$)", head, re.M) and \
             re.search(r"\bkind\W+\s*\"?(?:Node|Pod|List|DaemonSet|ClusterPolicy|RuntimeClass|"
                       r"ConfigMap|Event)\b", head):
         return K8S_OBJECTS
-    if re.search(r"^\s*version:\s*v1\s*$", head, re.M) and \
-            re.search(r"^\s*(?:sharing|flags|resources):", head, re.M):
+    if re.search(r"^[ \t]*version:\s*v1[ \t]*$", head, re.M) and \
+            re.search(r"^[ \t]*(?:sharing|flags|resources):", head, re.M):
         return PLUGIN_CONFIG
-    if re.search(r"^\s*\[plugins\.|^\s*version\s*=\s*\d", head, re.M) and \
-            re.search(r"^\s*\[plugins[.\]]", text, re.M):
-        dump = all(re.search(p, text, re.M) for p in (r"^\s*root\s*=", r"^\s*state\s*=",
-                                                      r"^\s*\[grpc\]"))
+    if re.search(r"^[ \t]*\[plugins\.|^[ \t]*version\s*=\s*\d", head, re.M) and \
+            re.search(r"^[ \t]*\[plugins[.\]]", text, re.M):
+        dump = all(re.search(p, text, re.M) for p in (r"^[ \t]*root\s*=", r"^[ \t]*state\s*=",
+                                                      r"^[ \t]*\[grpc\]"))
         return CONTAINERD_DUMP if dump else CONTAINERD_TOML
-    if re.search(r"^\s*[●*×]?\s*[\w@.-]+\.service\b.*\n\s*Loaded:", head, re.M) or \
-            re.search(r"^\s*Unit [\w@.-]+\.service could not be found", head, re.M):
+    if re.search(r"^[ \t]*[●*×]?\s*[\w@.-]+\.service\b.*\n\s*Loaded:", head, re.M) or \
+            re.search(r"^[ \t]*Unit [\w@.-]+\.service could not be found", head, re.M):
         return SYSTEMCTL_STATUS
-    if re.search(r"^\s*SecureBoot (?:enabled|disabled)|^\s*EFI variables are not supported",
+    if re.search(r"^[ \t]*SecureBoot (?:enabled|disabled)|^[ \t]*EFI variables are not supported",
                  head, re.M):
         return MOKUTIL
-    if re.search(r"NVIDIA-SMI \d|^\s*GPU \d+: .*\(UUID: GPU-|NVIDIA-SMI has failed|"
+    if re.search(r"NVIDIA-SMI \d|^[ \t]*GPU \d+: .*\(UUID: GPU-|NVIDIA-SMI has failed|"
                  r"^No devices were found", head, re.M):
         return SMI
-    if re.search(r"^\s*(?:NAME|NAMESPACE)\s+(?:NAME\s+)?(?:READY|STATUS|ROLES|DESIRED)\s", head,
+    if re.search(r"^[ \t]*(?:NAME|NAMESPACE)\s+(?:NAME\s+)?(?:READY|STATUS|ROLES|DESIRED)\s", head,
                  re.M):
         return GET_TABLE
     if lines and sum(1 for ln in lines[:200] if _DMESG_LINE.match(ln)) * 2 >= min(len(lines), 200):
