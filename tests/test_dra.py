@@ -437,3 +437,16 @@ def test_bundle_reads_dra_objects_typed(tmp_path: Path) -> None:
         pod = snap.find_pod("ml", "train-0")
         assert pod is not None and pod.spec.resource_claims[0].resource_claim_template_name == \
             "two-gpus"
+
+
+def test_node_whose_plugin_stopped_publishing(gx: Run, write_bundle: Write) -> None:
+    """dra-1 and dra-2 are full; dra-3 has the driver deployed but publishes nothing: the
+    answer is its kubelet plugin, not "wait for GPUs"."""
+    b = S.healthy_dra_cluster()
+    fill(b, "dra-1", range(3, 8), "a")
+    fill(b, "dra-2", range(1, 8), "b")
+    S.dra_gpu_node(b, "dra-3", publish=False)
+    _claimed(b, [S.request()])
+    v = why(gx, write_bundle(b), "ml/job-0")["verdict"]
+    assert (v["code"], v["params"]["nodes"], v["params"]["driver"]) == \
+        ("GX211", ["dra-3"], "gpu.nvidia.com")

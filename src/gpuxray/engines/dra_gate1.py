@@ -252,6 +252,44 @@ def _request_drivers(v: dra.DraView, req: ExactDeviceRequest) -> list[str]:
     return sorted(set(names))
 
 
+def _silent_nodes(snap: Snapshot, pod: Pod, drivers: list[str]) -> list[str]:
+    """Admissible nodes the operator deployed the DRA driver on (its deploy label) that
+    publish no device of the class's drivers: their kubelet plugin is not running or not
+    registered (kubelet deletes a node's slices when the plugin unregisters)."""
+    if not drivers:
+        return []
+    v = dra.view(snap)
+    out = []
+    for n in snap.nodes:
+        if n.metadata.labels.get(dra.DRA_DRIVER_LABEL) != "true":
+            continue
+        if any(pd.driver in drivers for pd in v.node_devices(n)):
+            continue
+        if admissibility(pod, n).ok:
+            out.append(n.metadata.name)
+    return out
+
+
+def _silent_verdict(snap: Snapshot, pod: Pod, claim: ResourceClaim, rname: str,
+                    device_class: str, drivers: list[str], why: str, g: Gate1) -> bool:
+    silent = _silent_nodes(snap, pod, drivers)
+    if not silent:
+        return False
+    subject = pod_subject(pod)
+    detail = (f"{why} on the nodes that publish; {len(silent)} admissible DRA node(s) publish "
+              f"no ResourceSlice from {', '.join(drivers)}: {_names(silent)} (kubelet plugin "
+              "not running or not registered there)")
+    ev = [snap.ev(Input.NODES, f"{n}: label {dra.DRA_DRIVER_LABEL}=true") for n in
+          silent[:MAX_LISTED]]
+    ev.append(snap.ev(Input.RESOURCESLICES, f"no slice of {', '.join(drivers)} for "
+                                            f"{_names(silent)}"))
+    g.add(f"claim {claim.metadata.name} request {rname}: every DRA node publishes its devices",
+          "fail", detail, ev)
+    g.verdict = fail("GX211", subject, ev, device_class=device_class, driver=", ".join(drivers),
+                     detail=detail, claim=claim.metadata.name, request=rname, nodes=silent)
+    return True
+
+
 def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Request,
                   pinned: set[str] | None, g: Gate1) -> bool:
     """One request (its first alternative decides what is missing); True on a verdict."""
@@ -348,6 +386,10 @@ def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Reque
             per_node[node.metadata.name] = hit
     wanted = alt.count if alt.allocation_mode != ALLOCATION_ALL else 1
     largest = max((len(x) for x in per_node.values()), default=0)
+    if largest < wanted and _silent_verdict(snap, pod, claim, rname, alt.device_class_name,
+                                            drivers, f"at most {largest} matching device(s)",
+                                            g):
+        return True
     if largest < wanted:
         total = sum(len(x) for x in per_node.values())
         ev = [_claim_ev(snap, claim, f"request {rname}: allocationMode "
@@ -401,6 +443,9 @@ def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Reque
     if free_any:
         g.add(f"{label}: enough matching devices free", "pass")
         return False
+    if _silent_verdict(snap, pod, claim, rname, alt.device_class_name, drivers,
+                       "no free matching device", g):
+        return True
     if tainted and any(len([pd for pd in per_node[n] if pd.id not in v.allocated])
                        >= (len(per_node[n]) if alt.allocation_mode == ALLOCATION_ALL
                            else alt.count) for n in cands):
