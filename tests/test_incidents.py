@@ -246,3 +246,20 @@ def test_text_report_folds_and_expands(tmp_path: Path) -> None:
     assert "runtime-handler-missing  Node/gpu-3" not in section
     assert "runtime-handler-missing  Node/gpu-3" in expanded.split("Findings by layer", 1)[1]
     assert folded.index("Incidents (3)") < folded.index("Findings by layer")
+
+
+@pytest.mark.parametrize("argv", [["check"], ["check", "--expand"], ["why", "ml/train-llm-0"],
+                                  ["check", "-o", "markdown"]])
+def test_text_fits_100_columns(tmp_path: Path, argv: list[str]) -> None:
+    """At 100 columns no line of the report is wider than the terminal (cells, not bytes)."""
+    from rich.cells import cell_len
+
+    for name, b in (("demo", build_demo()), ("two", _two_faults())):
+        root = b.write(tmp_path / name)
+        out = CliRunner().invoke(cli, [*argv, "--bundle", str(root)],
+                                 env={"COLUMNS": "100", "NO_COLOR": "1"}).output
+        assert "Incidents (" in out or argv[0] == "why"
+        if argv[-1] == "markdown":
+            continue  # Markdown is not wrapped to a terminal; it only has to render
+        widest = max(cell_len(line) for line in out.splitlines())
+        assert widest <= 100, (name, widest)

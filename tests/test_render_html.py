@@ -239,3 +239,32 @@ def test_why_without_verdict_ends_in_an_ok_leaf(tmp_path: Path) -> None:
     groups = re.findall(r'<g class="([^"]+)">', svg)
     assert groups == [*(s.result for s in d.path), "verdict ok"]
     assert 'class="leaf"' not in svg
+
+
+_MEASURE = ("<script>document.body.setAttribute('data-gx-width', "
+            "document.documentElement.scrollWidth + 'x' + document.documentElement.clientWidth)"
+            "</script></body>")
+
+
+@pytest.mark.slow
+def test_chromium_no_horizontal_scroll_at_1280(demo_dir: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """At a 1280 px window the reports, incidents first, fit: the document is no wider than
+    the viewport (measured by Chromium's layout, not guessed from the markup)."""
+    binary = require_binary("chromium", "chromium-browser", "google-chrome")
+    pages = {
+        "check": _report(capsys, "check", "--bundle", str(demo_dir), "-o", "html"),
+        "why": _report(capsys, "why", DEMO_POD, "--bundle", str(demo_dir), "-o", "html"),
+    }
+    assert 'id="incidents"' in pages["check"]
+    assert pages["check"].index('id="incidents"') < pages["check"].index('id="summary"')
+    for name, text in pages.items():
+        page = tmp_path / f"w-{name}.html"
+        page.write_text(text.replace("</body>", _MEASURE), encoding="utf-8")
+        png = tmp_path / f"w-{name}.png"
+        res = _chromium(binary, page, tmp_path / f"pw-{name}", "--dump-dom", f"--screenshot={png}")
+        assert res.returncode == 0, res.stderr[-2000:]
+        m = re.search(r'data-gx-width="(\d+)x(\d+)"', res.stdout)
+        assert m is not None, res.stdout[-500:]
+        scroll, client = int(m.group(1)), int(m.group(2))
+        assert client > 1000 and scroll <= client, (name, scroll, client)

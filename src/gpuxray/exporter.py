@@ -15,6 +15,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, start_http_server
 
+from gpuxray.diagnose.incidents import build_incidents
 from gpuxray.model.finding import Finding
 from gpuxray.render.metrics import RunResult, registry_for
 
@@ -62,10 +63,12 @@ class Exporter:
                 if self._on_error is not None:
                     self._on_error(msg)
                 return True
+            incidents = tuple(build_incidents(findings))
             with self._lock:
                 self._result = RunResult(tuple(findings), tuple(rows), self._clock(),
                                          time.monotonic() - t0, True,
-                                         self._result.errors_total, "", source)
+                                         self._result.errors_total, "", source,
+                                         incidents=incidents)
             return True
         finally:
             self.runs += 1

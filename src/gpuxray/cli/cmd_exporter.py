@@ -18,6 +18,7 @@ from gpuxray.checks.engine import run_all
 from gpuxray.cli import reports
 from gpuxray.cli.common import SourceOpts, open_snapshot, source_from_kwargs, source_options
 from gpuxray.cli.usage_opts import usage_from_kwargs, usage_options, with_usage
+from gpuxray.diagnose.incidents import build_incidents
 from gpuxray.errors import UsageError
 from gpuxray.exporter import MIN_INTERVAL_S, Analysis, Exporter
 from gpuxray.model.usage import IdlePolicy
@@ -59,7 +60,8 @@ def command(port: int, address: str, interval: int, once: bool, **kw: Any) -> in
         t0 = time.monotonic()
         findings, rows, source = analyse()
         click.echo(exposition(RunResult(tuple(findings), tuple(rows), time.time(),
-                                        time.monotonic() - t0, True, 0, "", source)), nl=False)
+                                        time.monotonic() - t0, True, 0, "", source,
+                                        incidents=tuple(build_incidents(findings)))), nl=False)
         return 0
     exporter = Exporter(analyse, float(interval),
                         on_error=lambda msg: click.echo(f"gpuxray exporter: run failed: {msg}",

@@ -152,7 +152,6 @@ VERIFY: tuple[tuple[str, str], ...] = (
             r"CAP:.status.capacity.nvidia\.com/gpu,ALLOC:.status.allocatable.nvidia\.com/gpu"),
     ("GX604", "kubectl get nodes -o custom-columns=N:.metadata.name,"
               r"CAP:.status.capacity.nvidia\.com/gpu,ALLOC:.status.allocatable.nvidia\.com/gpu"),
-    ("GX3", "kubectl -n NAMESPACE describe pod POD"),
 )
 
 

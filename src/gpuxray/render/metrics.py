@@ -1,6 +1,7 @@
-"""Prometheus metrics over the latest analysis: one series per finding, counts per severity and
-status, GPU capacity per node and resource (seed §6: capacity vs allocatable vs allocated), and
-the exporter's own health.
+"""Prometheus metrics over the latest analysis: one series per finding, one per incident (so an
+alert fires once per root cause, not once per symptom), counts per severity and status, GPU
+capacity per node and resource (seed §6: capacity vs allocatable vs allocated), and the
+exporter's own health.
 
 A custom Collector reads an immutable :class:`RunResult` on every scrape, so a scrape never
 triggers analysis and never sees half an update; it lives in its own CollectorRegistry so the
@@ -19,10 +20,17 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from gpuxray.model.finding import Finding, Severity, Status
+from gpuxray.model.incident import Incident
 
 PREFIX = "gpuxray"
 FINDING_LABELS = ("code", "name", "severity", "status", "subject_kind", "subject_namespace",
                   "subject_name")
+INCIDENT_LABELS = ("incident", "root_code", "root_name", "severity")
+IMPACT_METRICS: tuple[tuple[str, str], ...] = (
+    ("gpus_lost", "GPUs the incident costs (physical x replicas - advertised, GX604)."),
+    ("pods_blocked", "Workload pods the incident leaves without a GPU."),
+    ("nodes_affected", "Nodes any finding of the incident is on."),
+)
 CAPACITY_METRICS: tuple[tuple[str, str], ...] = (
     ("capacity", "GPU resource capacity the node advertises (status.capacity)."),
     ("allocatable", "GPU resource allocatable on the node (status.allocatable)."),
@@ -45,6 +53,7 @@ class RunResult:
     error: str = ""
     source: str = ""
     extra: Mapping[str, float] = field(default_factory=dict)
+    incidents: tuple[Incident, ...] = ()
 
 
 def finding_series(findings: Sequence[Finding]) -> Counter[tuple[str, ...]]:
@@ -69,6 +78,8 @@ class GpuxrayCollector(Collector):
         for labels, n in sorted(finding_series(r.findings).items()):
             fam.add_metric(list(labels), n)
         yield fam
+
+        yield from incident_families(r.incidents)
 
         counts = GaugeMetricFamily(f"{PREFIX}_findings",
                                    "Findings of the latest run by severity and status.",
@@ -98,6 +109,32 @@ class GpuxrayCollector(Collector):
                                 value=1.0 if r.ok else 0.0)
         yield CounterMetricFamily(f"{PREFIX}_run_errors", "Analysis attempts that failed.",
                                   value=r.errors_total)
+
+
+def incident_families(incidents: Sequence[Incident]) -> Iterator[Metric]:
+    """``gpuxray_incidents`` (1 per incident, labelled by its root), its impact numbers, and
+    ``gpuxray_incident_node`` (1 per node an incident is on) so a node-level alert can leave
+    out nodes an incident already explains."""
+    fam = GaugeMetricFamily(f"{PREFIX}_incidents",
+                            "An incident of the latest run: one root cause and what it explains "
+                            "(1 per incident).", labels=INCIDENT_LABELS)
+    impact = {key: GaugeMetricFamily(f"{PREFIX}_incident_{key}", doc,
+                                     labels=("incident", "root_code"))
+              for key, doc in IMPACT_METRICS}
+    nodes = GaugeMetricFamily(f"{PREFIX}_incident_node",
+                              "A node an incident is on (1 per incident and node).",
+                              labels=("incident", "root_code", "node"))
+    for inc in incidents:
+        fam.add_metric([inc.id, inc.root.code, inc.root.name, inc.severity.label], 1)
+        values = {"gpus_lost": inc.impact.gpus_lost, "pods_blocked": inc.impact.pods_blocked,
+                  "nodes_affected": inc.impact.nodes_affected}
+        for key, g in impact.items():
+            g.add_metric([inc.id, inc.root.code], values[key])
+        for n in inc.impact.nodes:
+            nodes.add_metric([inc.id, inc.root.code, n], 1)
+    yield fam
+    yield from impact.values()
+    yield nodes
 
 
 def registry_for(latest: Callable[[], RunResult]) -> CollectorRegistry:
