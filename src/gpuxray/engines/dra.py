@@ -62,10 +62,10 @@ class PoolDevice:
     node: str | None  # the slice's nodeName; None for allNodes / nodeSelector slices
     device: Device
     index: int
+    id: DeviceID = ("", "", "")  # (driver, pool, device), set at construction
 
-    @property
-    def id(self) -> DeviceID:
-        return (self.driver, self.pool, self.device.name)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", (self.driver, self.pool, self.device.name))
 
     @property
     def ref(self) -> str:

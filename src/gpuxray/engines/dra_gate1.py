@@ -19,16 +19,16 @@ the pod schedule:
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass
 
 from gpuxray.engines import dra, dra_cel
-from gpuxray.engines.gate1 import MAX_LISTED, Gate1, _names, pod_subject
+from gpuxray.engines.gate1 import MAX_LISTED, Gate1, _names, _shape, pod_subject
 from gpuxray.model.dra import ALLOCATION_ALL, ExactDeviceRequest, ResourceClaim
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import Evidence, Finding
 from gpuxray.model.k8s import Node, Pod
-from gpuxray.model.placement import admissibility
+from gpuxray.model.placement import Admissibility, admissibility
 from gpuxray.model.snapshot import Input, Snapshot, memo
 
 
@@ -169,9 +169,13 @@ def walk(snap: Snapshot, pod: Pod) -> Gate1:
             if _walk_request(snap, pod, c, req, pinned, g):
                 return g
     # every request alone can be met; together?
-    admitted = [n for n in snap.nodes if admissibility(pod, n).ok
+    admitted = [n for n in snap.nodes if _admissible(snap, pod, n).ok
                 and (pinned is None or n.metadata.name in pinned)]
-    results = [dra.allocate(snap, pending, n) for n in admitted]
+    results = []
+    for node in admitted:  # three nodes that take the claims are enough to say so
+        results.append(dra.allocate(snap, pending, node))
+        if sum(1 for r in results if r.ok) == 3:
+            break
     good = [r for r in results if r.ok]
     if good:
         picks = "; ".join(f"{k}: {', '.join(p.ref for p in devs)}"
@@ -252,6 +256,59 @@ def _request_drivers(v: dra.DraView, req: ExactDeviceRequest) -> list[str]:
     return sorted(set(names))
 
 
+def _matching(snap: Snapshot, drivers: tuple[str, ...], sels: tuple[tuple[str, str], ...]
+              ) -> tuple[list[dra.PoolDevice],
+                         tuple[dra.PoolDevice, dra.SelectorResult] | None]:
+    """Devices of ``drivers`` (all drivers when none is pinned) that the selectors match, or
+    the first device they error on; once per selector set, which the pods of a job share."""
+    def compute() -> tuple[list[dra.PoolDevice],
+                           tuple[dra.PoolDevice, dra.SelectorResult] | None]:
+        m = dra.matcher(snap)
+        out = []
+        for pd in dra.view(snap).devices:
+            if drivers and pd.driver not in drivers:
+                continue
+            r = m.match(pd, sels)
+            if r.error:
+                return [], (pd, r)
+            if r.matches:
+                out.append(pd)
+        return out, None
+    return memo(snap, ("dra-matching", drivers, sels), compute)
+
+
+def _per_node(snap: Snapshot, drivers: tuple[str, ...], sels: tuple[tuple[str, str], ...]
+              ) -> dict[str, list[dra.PoolDevice]]:
+    def compute() -> dict[str, list[dra.PoolDevice]]:
+        v = dra.view(snap)
+        ids = {pd.id for pd in _matching(snap, drivers, sels)[0]}
+        out: dict[str, list[dra.PoolDevice]] = {}
+        for node in snap.nodes:
+            hit = [pd for pd in v.node_devices(node) if pd.id in ids]
+            if hit:
+                out[node.metadata.name] = hit
+        return out
+    return memo(snap, ("dra-per-node", drivers, sels), compute)
+
+
+def _admissible(snap: Snapshot, pod: Pod, node: Node) -> Admissibility:
+    """Admissibility per pod shape and node, shared by the pods of one job (gate1's shape)."""
+    table = _adm_table(snap, pod)
+    name = node.metadata.name
+    a = table.get(name)
+    if a is None:
+        a = table[name] = admissibility(pod, node)
+    return a
+
+
+def _adm_table(snap: Snapshot, pod: Pod) -> dict[str, Admissibility]:
+    tables: dict[int, dict[str, Admissibility]] = memo(snap, "dra-adm-by-pod", dict)
+    t = tables.get(id(pod))
+    if t is None:
+        t = tables[id(pod)] = memo(snap, ("dra-adm", _shape(pod)), dict)
+    return t
+
+
 def _silent_nodes(snap: Snapshot, pod: Pod, drivers: list[str]) -> list[str]:
     """Admissible nodes the operator deployed the DRA driver on (its deploy label) that
     publish no device of the class's drivers: their kubelet plugin is not running or not
@@ -265,7 +322,7 @@ def _silent_nodes(snap: Snapshot, pod: Pod, drivers: list[str]) -> list[str]:
             continue
         if any(pd.driver in drivers for pd in v.node_devices(n)):
             continue
-        if admissibility(pod, n).ok:
+        if _admissible(snap, pod, n).ok:
             out.append(n.metadata.name)
     return out
 
@@ -347,19 +404,15 @@ def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Reque
         g.add(f"{label}: driver publishes ResourceSlices", "pass",
               f"{len(pool_devices)} device(s) from {', '.join(drivers)}")
     sels = dra.selectors_for(v, rname, alt)
-    m = dra.matcher(snap)
-    matching: list[dra.PoolDevice] = []
-    for pd in pool_devices:
-        r = m.match(pd, sels)
-        if r.error:
-            ev = [_slice_ev(snap, pd, f"{r.source} selector {r.selector!r}: {r.error}")]
-            g.add(f"{label}: selectors evaluate", "fail", r.error, ev)
-            g.verdict = fail("GX218", subject, ev, source=r.source,
-                             error=f"selector {r.selector!r} on device {pd.ref}: CEL runtime "
-                                   f"error: {r.error}", claim=cname, request=rname)
-            return True
-        if r.matches:
-            matching.append(pd)
+    matching, bad = _matching(snap, tuple(drivers), sels)
+    if bad is not None:
+        pd, r = bad
+        ev = [_slice_ev(snap, pd, f"{r.source} selector {r.selector!r}: {r.error}")]
+        g.add(f"{label}: selectors evaluate", "fail", r.error, ev)
+        g.verdict = fail("GX218", subject, ev, source=r.source,
+                         error=f"selector {r.selector!r} on device {pd.ref}: CEL runtime "
+                               f"error: {r.error}", claim=cname, request=rname)
+        return True
     if not matching:
         f = _failing_condition(snap, pool_devices, sels)
         values = _published_values(pool_devices, f)
@@ -377,13 +430,8 @@ def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Reque
     g.add(f"{label}: selectors match a published device", "pass",
           f"{len(matching)} matching device(s)")
 
-    per_node: dict[str, list[dra.PoolDevice]] = defaultdict(list)
+    per_node = _per_node(snap, tuple(drivers), sels)
     nodes_by_name = snap.node_by_name
-    ids = {pd.id for pd in matching}
-    for node in snap.nodes:
-        hit = [pd for pd in v.node_devices(node) if pd.id in ids]
-        if hit:
-            per_node[node.metadata.name] = hit
     wanted = alt.count if alt.allocation_mode != ALLOCATION_ALL else 1
     largest = max((len(x) for x in per_node.values()), default=0)
     if largest < wanted and _silent_verdict(snap, pod, claim, rname, alt.device_class_name,
@@ -404,7 +452,7 @@ def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Reque
     g.add(f"{label}: one node has enough matching devices", "pass",
           f"up to {largest} on one node")
 
-    adm = {n: admissibility(pod, nodes_by_name[n]) for n in per_node if n in nodes_by_name}
+    adm = {n: _admissible(snap, pod, nodes_by_name[n]) for n in per_node if n in nodes_by_name}
     cands = [n for n, a in adm.items() if a.ok and (pinned is None or n in pinned)
              and len(per_node[n]) >= wanted]
     if not cands:
@@ -458,18 +506,24 @@ def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Reque
                          tainted=len(tainted), taints=", ".join(taints))
         return True
     holders: list[str] = []
-    for pd in held:
+    for pd in held[:100]:  # evidence names the first hundred; the count is complete
         for hc in v.allocated.get(pd.id, []):
             users = ",".join(r.name for r in hc.status.reserved_for) or "no pod"
             holders.append(f"{hc.metadata.namespace}/{hc.metadata.name}({users})→{pd.ref}")
     matching_n = sum(len(per_node[n]) for n in cands)
+    max_free = max((sum(1 for pd in per_node[n] if pd.id not in v.allocated
+                        and not dra.blocking_taints(pd, alt.tolerations)) for n in cands),
+                   default=0)
     ev = [snap.ev(Input.RESOURCECLAIMS, "held by " + ", ".join(holders[:12])
                   + (" …" if len(holders) > 12 else ""))]
     g.add(f"{label}: enough matching devices free", "fail",
-          f"{len(held)} of {matching_n} matching device(s) allocated", ev)
+          f"{len(held)} of {matching_n} matching device(s) allocated; at most {max_free} free "
+          "on one node", ev)
     g.verdict = fail("GX213", subject, ev, claim=cname, request=rname, matching=matching_n,
                      allocated=len(held), holders=", ".join(holders[:12]) or "none",
-                     holder_list=holders)
+                     holder_list=holders[:100], holders_total=len(held),
+                     wanted=("all" if alt.allocation_mode == ALLOCATION_ALL else alt.count),
+                     max_free=max_free)
     return True
 
 

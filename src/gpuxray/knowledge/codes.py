@@ -125,9 +125,11 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "Fix the selector (attribute names and values as the driver publishes them, e.g. "
        "productName, memory, profile), or add nodes whose devices match."),
     _c("GX213", "dra-devices-exhausted", E, "§2 gate 1, §6; DRA",
-       "Every device that matches the request is already allocated to other claims.",
-       "claim {claim} request {request}: all {matching} matching device(s) on admissible nodes "
-       "are allocated; held by {holders}",
+       "The devices that match the request are allocated to other claims: no admissible node "
+       "has enough of them free.",
+       "claim {claim} request {request} wants {wanted}: {allocated} of {matching} matching "
+       "device(s) on admissible nodes are allocated, at most {max_free} free on one node; "
+       "held by {holders}",
        "Wait for or free the claims that hold the devices (their pods), or add devices."),
     _c("GX214", "dra-devices-tainted", E, "§2 gate 1; DRA",
        "The matching devices that are free carry a NoSchedule/NoExecute device taint the "
