@@ -63,7 +63,13 @@ def test_catalog_is_consistent() -> None:
 
 
 def test_every_cause_is_reachable() -> None:
-    voted = {cid for s in SIGNATURES for cid, _w in s.votes} | set(CHECK_CAUSE.values())
+    from gpuxray.diagnose.triage import DRIVER_STAGES
+    from gpuxray.knowledge.signatures import OPERAND_STATE_VOTES
+
+    table = {cid for _p, _s, votes in OPERAND_STATE_VOTES for cid in votes}
+    stages = {cid for _st, votes in DRIVER_STAGES for cid in votes}
+    assert table | stages <= set(CAUSE_BY_ID)
+    voted = {cid for s in SIGNATURES for cid, _w in s.votes} | set(CHECK_CAUSE.values()) | table
     assert voted == set(CAUSE_BY_ID)
 
 

@@ -30,10 +30,18 @@ from gpuxray.engines.signatures import (
     ruled_out,
 )
 from gpuxray.knowledge.codes import CATALOG
-from gpuxray.knowledge.signatures import CAUSE_BY_ID, CAUSES, CHECK_CAUSE, Cause
+from gpuxray.knowledge.signatures import (
+    CAUSE_BY_ID,
+    CAUSES,
+    CHECK_CAUSE,
+    OPERAND_STATE_VOTES,
+    Cause,
+)
 from gpuxray.model.factory import fail
 from gpuxray.model.finding import Evidence, Finding, Severity, Status, Subject
 from gpuxray.model.snapshot import Snapshot
+from gpuxray.sources.parsers import paste, wide
+from gpuxray.sources.parsers.paste import Part
 from gpuxray.sources.pasted import TextInput, paste_evidence
 
 CHECK_WEIGHT = 5.0  # an error-level finding of a bundle check: the paste decides it
@@ -141,6 +149,106 @@ def plugin_configs(texts: list[tuple[str, str]]) -> list[Finding]:
     return out
 
 
+def insufficient_on_healthy_nodes(snap: Snapshot, matches: list[Match]) -> list[CauseScore]:
+    """Seed §4: ``Insufficient nvidia.com/gpu`` while the nodes the paste shows advertise all
+    their GPUs healthy (capacity = allocatable > 0): not "unhealthy", not "not advertised";
+    left are a request larger than a node's free GPUs (GX205) and a full node (GX204), and
+    where the node's allocations are shown with GPUs free, only the first. Never decided:
+    the pod's request is what tells them apart."""
+    if not any(m.signature.id == "insufficient-gpu" for m in matches):
+        return []
+    rows = [r for n in snap.nodes if is_gpu_node(n) for r in node_rows(snap, n)]
+    if not rows or any(r.capacity != r.allocatable or r.capacity == 0 for r in rows):
+        return []
+    described = {r.node: snap.node_by_name[r.node].status.described_allocated for r in rows}
+    free_shown = [r for r in rows if r.resource in described[r.node]
+                  and r.allocated < r.allocatable]
+    cs = CauseScore(CAUSE_BY_ID["request-too-large"], 1.5 + (0.75 if free_shown else 0.0))
+    cs.signatures.append("arithmetic:insufficient-with-healthy-nodes")
+    cs.matched.append("; ".join(f"{r.node}: {r.resource} capacity {r.capacity} = allocatable "
+                                f"{r.allocatable}" for r in rows[:3]))
+    return [cs]
+
+
+# The driver container's entrypoint (NVIDIA/gpu-driver-container@06a208ca
+# ubuntu22.04/nvidia-driver, rhel*/nvidia-driver) prints one line per stage and, on any error,
+# runs its shutdown ("Stopping NVIDIA persistence daemon...", "Unloading NVIDIA driver kernel
+# modules..."). The stage printed last before that shutdown is where the install failed, even
+# when the error itself was not pasted or went to a log file.
+DRIVER_STAGES: tuple[tuple[str, dict[str, float]], ...] = (
+    ("Resolving Linux kernel version...", {"kernel-headers": 1.25}),
+    ("Installing Linux kernel headers...", {"kernel-headers": 1.25}),
+    ("Installing Linux kernel module files...", {"kernel-headers": 1.25}),
+    ("Generating Linux kernel version string...", {"kernel-headers": 1.0}),
+    ("Compiling NVIDIA driver kernel modules...", {"kernel-headers": 1.0}),
+    ("Signing NVIDIA driver kernel modules...", {"secure-boot": 1.0}),
+    ("Installing NVIDIA driver kernel modules...", {"precompiled-kernel": 0.75,
+                                                    "kernel-headers": 0.5}),
+    ("Loading NVIDIA driver kernel modules...", {"nouveau": 0.75, "secure-boot": 0.75}),
+)
+_DRIVER_START = "Starting installation of NVIDIA driver"
+_DRIVER_SHUTDOWN = "Stopping NVIDIA persistence daemon..."
+_DRIVER_DONE = ("Done, now waiting for signal", "Done, now waiting for")
+
+
+def driver_log_stage(text: str) -> list[CauseScore]:
+    """Causes voted by the stage a driver-container install stopped at (never decided)."""
+    if _DRIVER_START not in text:
+        return []
+    stage: str | None = None
+    failed: str | None = None
+    started = False
+    for raw in text.splitlines():
+        line = raw.strip()[:300]
+        if line.startswith(_DRIVER_START):
+            started, stage = True, None
+        elif not started:
+            continue
+        elif line.startswith(_DRIVER_DONE):
+            stage = failed = None
+        elif line == _DRIVER_SHUTDOWN and stage is not None:
+            failed, stage = stage, None
+        else:
+            stage = next((st for st, _v in DRIVER_STAGES if line == st), stage)
+    # no shutdown seen: the paste ends inside a stage (cut, or the pod is still in it), a
+    # weaker hint of where it stops
+    factor = 1.0 if failed is not None else 0.6
+    failed = failed or stage
+    if failed is None:
+        return []
+    out = []
+    for cid, w in dict(DRIVER_STAGES)[failed].items():
+        cs = CauseScore(CAUSE_BY_ID[cid], w * factor)
+        cs.signatures.append("driver-stage")
+        cs.matched.append(f"driver install stopped after: {failed}")
+        out.append(cs)
+    return out
+
+
+def operand_table(parts: list[tuple[str, Part]]) -> list[CauseScore]:
+    """Votes from operand pods shown failing in a pasted ``kubectl get pods`` table."""
+    scores: dict[str, CauseScore] = {}
+    for _name, part in parts:
+        if part.kind != paste.GET_TABLE:
+            continue
+        for row in wide.parse_wide(part.text):
+            pod, status = row.get("NAME", ""), row.get("STATUS", "").lower()
+            if not pod or not status:
+                continue
+            for prefix, states, votes in OPERAND_STATE_VOTES:
+                if pod.startswith(prefix) and (prefix or pod.startswith(("nvidia-", "gpu-"))) \
+                        and status.startswith(states):
+                    for cid, w in votes.items():
+                        cs = scores.setdefault(cid, CauseScore(CAUSE_BY_ID[cid]))
+                        cs.score = max(cs.score, w)
+                        if "operand-table" not in cs.signatures:
+                            cs.signatures.append("operand-table")
+                        if len(cs.matched) < 3:
+                            cs.matched.append(f"{pod}: {row.get('STATUS', '')}")
+                    break
+    return list(scores.values())
+
+
 def _score_checks(findings: list[Finding]) -> tuple[list[CauseScore], list[Finding],
                                                      list[Finding]]:
     """Failing findings at warning or above become causes; unknowns are kept apart."""
@@ -202,7 +310,11 @@ def triage(texts: Iterable[tuple[str, str]],
     checked = [f for f in checked if not (f.code in LABEL_CODES and f.subject.kind == "Node"
                                           and f.subject.name in evidence.labels_unknown)]
     check_scores, check_fails, unknowns = _score_checks(checked)
-    ranked = _merge(rank(matches), check_scores)
+    stage = [cs for _n, text in zip(names, (t.text for t in inputs), strict=True)
+             for cs in driver_log_stage(text)]
+    ranked = _merge(rank(matches), check_scores
+                    + insufficient_on_healthy_nodes(evidence.snapshot, matches) + stage
+                    + operand_table(evidence.parts))
     for cs in ranked:  # a line that rules a cause out also takes a check's "decided" away
         if cs.cause.id in ruled_out(matches):
             cs.deciding = False

@@ -86,6 +86,11 @@ CAUSES: tuple[Cause, ...] = (
           "capacity vs allocatable on the node, and `dmesg -T | grep -iE 'NVRM|Xid'`"),
     Cause("exhausted", "GX204", "every GPU is already allocated to running pods",
           "`kubectl describe node <n>` 'Allocated resources' nvidia.com/gpu vs allocatable"),
+    Cause("request-too-large", "GX205",
+          "the pod asks for more GPUs than one node has free, though the nodes shown advertise "
+          "them all healthy",
+          "the pod's nvidia.com/gpu limit (`kubectl get pod <p> -o jsonpath="
+          "'{.spec.containers[*].resources.limits}'`) vs the largest node's allocatable"),
     Cause("handler-missing", "GX301", "containerd has no `nvidia` runtime handler",
           "`containerd config dump | grep -c runtimes.nvidia` on the node and "
           "`ls /etc/containerd/conf.d`"),
@@ -116,6 +121,10 @@ CAUSES: tuple[Cause, ...] = (
     Cause("secure-boot", "GX403",
           "Secure Boot rejects the unsigned NVIDIA kernel module",
           "`mokutil --sb-state` and `dmesg | grep -iE 'key was rejected|module verification'`"),
+    Cause("driver-failing", "GX403",
+          "the driver pod fails (crash loop or image pull) and every later operand waits for it",
+          "`kubectl -n gpu-operator logs <driver pod> -c nvidia-driver-ctr --previous` and its "
+          "events"),
     Cause("gpu-init", "GX403",
           "the NVIDIA module loaded but could not initialise the GPU (RmInitAdapter failed)",
           "`dmesg | grep -E 'NVRM|Xid'` and `nvidia-smi -q` on the node (firmware, power, PCIe)"),
@@ -303,9 +312,9 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("UnexpectedAdmissionError: Allocate failed due to rpc error: code = Unknown "
                     "desc = invalid request: maximum request size for shared resources is 1; "
                     "found 2, which is unexpected", DP + "internal/rm/rm.go"),)),
-    _s("admission-devices-unavailable", "allocate failed due to",
+    _s("admission-devices-unavailable", "allocate failed due to|requested number of gpus",
        r"allocate failed due to (?:requested number of devices unavailable|no healthy devices "
-       r"present)",
+       r"present)|requested number of gpus unavailable\. requested: \d+",
        {"admission-failed": 3.5, "unhealthy": 0.5}, (EVENT, STATUS, DESCRIBE), True,
        examples=(_x("Pod Allocate failed due to requested number of devices unavailable for "
                     "nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected",
@@ -313,6 +322,8 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("Allocate failed due to no healthy devices present; cannot allocate unhealthy "
                     "devices nvidia.com/gpu, which is unexpected",
                     K + "pkg/kubelet/cm/devicemanager/manager.go"),
+                 _x("requested number of GPUs unavailable. Requested: 4, Available: 0",
+                    "kubernetes/kubernetes@v1.9.0:pkg/kubelet/gpu/nvidia/nvidia_gpu_manager.go"),
                  )),
     # The reason alone: any Allocate error (the plugin's too) ends the pod this way.
     _s("admission-error-status", "unexpectedadmissionerror",
@@ -449,6 +460,30 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("error during container init: error running hook #0: error running hook: "
                     "exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'",
                     GH + "NVIDIA/nvidia-docker/issues/1780"),)),
+    _s("runtime-modifier-failed", "failed to construct oci spec modifier",
+       r"failed to construct oci spec modifier", {"injection-failed": 3.0}, (EVENT, STATUS, LOG),
+       True,
+       examples=(_x("failed to create NVIDIA Container Runtime: failed to construct OCI spec "
+                    "modifier: failed to construct discoverer: failed to create mounts discoverer",
+                    CTK + "internal/runtime/runtime_factory.go"),)),
+    # The legacy hook refuses to run alone (CSV mode, e.g. Jetson): docker --gpus without the
+    # nvidia runtime.
+    _s("hook-invoked-directly", "invoking the nvidia container runtime hook directly",
+       r"invoking the nvidia container runtime hook directly",
+       {"runtime-not-default": 2.0, "injection-failed": 1.5}, (EVENT, STATUS, LOG), True,
+       examples=(_x("invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the "
+                    "docker --gpus flag) is not supported. Please use the NVIDIA Container Runtime "
+                    "(e.g. specify the --runtime=nvidia flag) instead",
+                    CTK + "cmd/nvidia-container-runtime-hook/hook_config.go"),)),
+    # Docker without the nvidia runtime registered (daemon.json) or without the toolkit.
+    _s("docker-runtime-unknown", "invalid runtime name|could not select device driver",
+       r"unknown or invalid runtime name: nvidia|"
+       r"could not select device driver \S* ?with capabilities: \[\[gpu\]\]",
+       {"handler-missing": 2.5, "runtime-not-default": 1.0}, (EVENT, STATUS, LOG), True,
+       examples=(_x("docker: Error response from daemon: unknown or invalid runtime name: nvidia.",
+                    GH + "NVIDIA/nvidia-container-toolkit/issues/150"),
+                 _x('docker: Error response from daemon: could not select device driver "" with '
+                    "capabilities: [[gpu]].", GH + "NVIDIA/nvidia-docker/issues/1352"))),
     _s("runtime-binary-missing", "nvidia-container-runtime",
        r"nvidia-container-runtime[\w.-]*\"?:? (?:executable file not found|no such file)",
        {"injection-failed": 4.0}, (EVENT, STATUS, DESCRIBE), True,
@@ -464,12 +499,15 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.8",
                     GH + "NVIDIA/nvidia-docker/issues/1780"))),
     # ---- NVML / driver in containers (facts.md §8; seed §4) -------------------------------------
-    _s("nvml-version-mismatch", "version mismatch",
-       r"driver/library version mismatch", {"nvml-mismatch": 4.0}, (LOG, STATUS, SMI), True,
+    _s("nvml-version-mismatch", "version mismatch|api mismatch",
+       r"driver/library version mismatch|nvrm: api mismatch", {"nvml-mismatch": 4.0},
+       (LOG, STATUS, SMI, DMESG), True,
        examples=(_x("Failed to initialize NVML: Driver/library version mismatch",
                     "https://github.com/madgraph5/madgraph4gpu/issues/996"),
                  _x("nvidia-container-cli: initialization error: nvml error: driver/library "
-                    "version mismatch: unknown", GH + "NVIDIA/gpu-operator/issues/898"))),
+                    "version mismatch: unknown", GH + "NVIDIA/gpu-operator/issues/898"),
+                 _x("NVRM: API mismatch: the client 'nvidia-smi' (pid 4242)",
+                    OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c"))),
     _s("nvml-unknown-error", "unknown error",
        r"nvml: unknown error|failed to initialize nvml: unknown error",
        {"device-lost": 4.0}, (LOG, STATUS, SMI), True,
@@ -678,10 +716,18 @@ SIGNATURES: tuple[Signature, ...] = (
                     'module of DCGM that is not currently loaded"',
                     "NVIDIA/dcgm-exporter@4.5.3-4.8.2:pkg/cmd/app.go"))),
     _s("dcgm-watch-unsupported", "error watching fields",
-       r"error watching fields: (?:feature not supported|profiling is not supported)",
+       r"error watching fields: (?:feature not supported|profiling is not supported|the "
+       r"third-party profiling module returned an unrecoverable error|this request is serviced "
+       r"by a module of dcgm that is not currently loaded)",
        {"dcgm-profiling": 3.0}, (LOG,), True,
        examples=(_x('level=fatal msg="Error watching fields: Feature not supported"',
-                    "NVIDIA/dcgm-exporter@a6f742d5:bindings/go/dcgm/fields.go"),)),
+                    "NVIDIA/dcgm-exporter@a6f742d5:bindings/go/dcgm/fields.go"),
+                 _x('level=fatal msg="Failed to watch metrics: Error watching fields: The '
+                    'third-party Profiling module returned an unrecoverable error"',
+                    GH + "NVIDIA/dcgm-exporter/issues/126"),
+                 _x('level=fatal msg="Error watching fields: This request is serviced by a module '
+                    'of DCGM that is not currently loaded"',
+                    GH + "NVIDIA/gpu-monitoring-tools/issues/141"))),
     _s("dcgm-fr", "dcgm_st_",
        r"dcgm_st_(?:in_use|profiling_not_supported|not_supported)",
        {"dcgm-profiling": 2.5}, (LOG,), True,
@@ -713,14 +759,19 @@ SIGNATURES: tuple[Signature, ...] = (
                     GH + "NVIDIA/gpu-operator/issues/322"))),
     _s("mig-apply-error", "mig",
        r"error applying mig configuration|failed to (?:apply|validate) mig configuration|"
-       r"unable to apply mig config",
+       r"unable to apply mig config|"
+       r"mig mode is currently enabled, but the configuration specifies",
        {"mig-failed": 4.0}, (LOG,), True,
        examples=(_x("Error applying MIG configuration with hooks: error enabling MIG mode",
                     MIG + "cmd/nvidia-mig-parted/apply/apply.go"),
                  _x("failed to apply MIG configuration: error setting MIG mode",
                     MIG + "pkg/mig/reconfigure/reconfigure.go"),
                  _x("failed to validate MIG configuration: unknown config 'all-3g.40gb'",
-                    MIG + "pkg/mig/reconfigure/reconfigure.go"))),
+                    MIG + "pkg/mig/reconfigure/reconfigure.go"),
+                 _x("unable to apply MIG config with MIG mode disabled",
+                    MIG + "cmd/nvidia-mig-parted/apply/config.go"),
+                 _x('level=fatal msg="Error applying MIG configuration with hooks: unable to apply '
+                    'MIG config with MIG mode disabled"', GH + "NVIDIA/gpu-operator/issues/1845"))),
     _s("mig-state-failed", "mig.config.state",
        r"mig\.config\.state'?\"?\s*(?:node )?(?:label )?(?:to |=|:)\s*'?\"?failed",
        {"mig-failed": 4.0}, (LOG, DESCRIBE), True,
@@ -852,12 +903,32 @@ SIGNATURES: tuple[Signature, ...] = (
                     K + "pkg/printers/internalversion/printers.go"),)),
 )
 
+# Operand pods in a bad state in a pasted `kubectl get pods` table: what each one's failure most
+# often means (knowledge/operands.py names the DaemonSets; seed §1 component table). Weak and
+# never deciding: the pod's own log says which.
+OPERAND_STATE_VOTES: tuple[tuple[str, tuple[str, ...], dict[str, float]], ...] = (
+    ("nvidia-driver-daemonset", ("crashloopbackoff", "error"), {"driver-failing": 1.25}),
+    ("nvidia-driver-daemonset", ("imagepullbackoff", "errimagepull"),
+     {"driver-os-mismatch": 1.0, "precompiled-kernel": 0.75}),
+    ("nvidia-container-toolkit-daemonset", ("crashloopbackoff", "error"),
+     {"containerd-config": 0.75, "containerd-restart": 0.5}),
+    ("nvidia-device-plugin-daemonset", ("crashloopbackoff", "error"),
+     {"not-advertised": 0.75, "plugin-config-invalid": 0.75, "runtime-not-default": 0.5}),
+    ("nvidia-dcgm-exporter", ("crashloopbackoff", "error"),
+     {"dcgm-connect": 0.75, "dcgm-profiling": 0.75}),
+    ("nvidia-mig-manager", ("crashloopbackoff", "error"), {"mig-failed": 1.0}),
+    ("gpu-feature-discovery", ("crashloopbackoff", "error"), {"gfd-labels": 0.5,
+                                                              "mig-monitor": 0.5}),
+    ("", ("init:", "podinitializing"), {"operand-init": 1.0}),
+)
+
 # The cause a bundle check's failing finding stands for, where a catalog cause says the same
 # (GX405 picks missing vs version from its params); other codes become causes of their own.
 CHECK_CAUSE: dict[str, str] = {
     "GX101": "quota", "GX102": "runtimeclass-missing", "GX103": "request-invalid",
     "GX201": "taint-selector", "GX202": "not-advertised", "GX203": "unhealthy",
-    "GX204": "exhausted", "GX301": "handler-missing", "GX302": "operand-init",
+    "GX204": "exhausted", "GX205": "request-too-large", "GX301": "handler-missing",
+    "GX302": "operand-init",
     "GX303": "envvar-ignored", "GX305": "cdi-unresolvable", "GX306": "device-lost",
     "GX307": "injection-failed", "GX404": "upgrade-failed", "GX406": "dcgm-connect",
     "GX407": "mig-failed", "GX412": "driver-os-mismatch", "GX413": "plugin-config-invalid",
@@ -879,6 +950,10 @@ DISTINGUISH: dict[frozenset[str], str] = {
         "`kubectl describe node <n>`: capacity > allocatable means unhealthy devices; "
         "'Allocated resources' nvidia.com/gpu = allocatable means really full; plus "
         "`dmesg -T | grep -i xid` on the node",
+    frozenset({"request-too-large", "exhausted"}):
+        "the pod's GPU limit against each node's free GPUs: `kubectl describe node <n>` "
+        "Allocatable minus 'Allocated resources' nvidia.com/gpu (larger than every node's "
+        "allocatable = too large; larger than what is free = full)",
     frozenset({"not-advertised", "exhausted"}):
         "capacity/allocatable of nvidia.com/gpu per node vs the sum allocated "
         "(`kubectl describe node <n>` 'Allocated resources')",
