@@ -57,7 +57,8 @@ def test_code_page(gx: Run, code_: str) -> None:
 def test_code_page_lists_causes_and_signatures(gx: Run) -> None:
     _c, doc = gx("explain", "GX403", "-o", "json")
     assert {e["cause"] for e in doc["page"]["evidence"]} == {
-        "nouveau", "secure-boot", "precompiled-kernel", "kernel-headers", "gpu-init"}
+        "nouveau", "secure-boot", "precompiled-kernel", "kernel-headers", "gpu-init",
+        "driver-failing"}
     assert "secure-boot-key" in doc["page"]["signatures"]
 
 
