@@ -263,3 +263,21 @@ def test_text_fits_100_columns(tmp_path: Path, argv: list[str]) -> None:
             continue  # Markdown is not wrapped to a terminal; it only has to render
         widest = max(cell_len(line) for line in out.splitlines())
         assert widest <= 100, (name, widest)
+
+
+def test_dra_healthy_has_none_and_unready_plugin_is_the_root(tmp_path: Path) -> None:
+    from gpuxray.scenarios import dra as S
+
+    assert _incidents(load_bundle_dir(S.healthy_dra_cluster().write(tmp_path / "h"))) == []
+    b = S.healthy_dra_cluster()
+    b.remove("resourceslices")
+    b.ensure("resourceslices")
+    b.remove("daemonsets")
+    S.add_kubelet_plugin(b, 2, ready=0)
+    claim = "job-0-gpu-abcde"
+    p = S.dra_pod(b, "ml", "job-0", template="single-gpu", generated=claim)
+    S.add_claim(b, "ml", claim, [S.request()], owner=p)
+    incs = _incidents(load_bundle_dir(b.write(tmp_path / "d")))
+    assert [i.root.code for i in incs] == ["GX415"]
+    assert [f.code for f in incs[0].effects] == ["GX211"]
+    assert incs[0].impact.pods_blocked == 1

@@ -32,6 +32,8 @@ class Join(enum.StrEnum):
     CLUSTER_POLICY = "cluster-policy"
     #: the device-plugin configuration: one ConfigMap applies to every node it selects
     PLUGIN_CONFIG = "plugin-config"
+    #: the DRA driver: its kubelet plugin publishes the ResourceSlices every claim allocates from
+    DRA_DRIVER = "dra-driver"
 
     @property
     def on_nodes(self) -> bool:
@@ -48,8 +50,8 @@ class Edge:
 
 
 E = Edge
-N, OP, ADM, CP, CFG = (Join.SAME_NODE, Join.OPERAND_ON_NODE, Join.ADMISSIBLE_NODES,
-                       Join.CLUSTER_POLICY, Join.PLUGIN_CONFIG)
+N, OP, ADM, CP, CFG, DRA = (Join.SAME_NODE, Join.OPERAND_ON_NODE, Join.ADMISSIBLE_NODES,
+                            Join.CLUSTER_POLICY, Join.PLUGIN_CONFIG, Join.DRA_DRIVER)
 
 EDGES: tuple[Edge, ...] = (
     # --- seed §5: the drop-in trap -----------------------------------------------------------
@@ -118,6 +120,11 @@ EDGES: tuple[Edge, ...] = (
     E("GX413", "GX602", CFG, "facts.md §6.1: the node's config entry decides its sharing"),
     E("GX413", "GX207", CFG, "facts.md §6.1: `renameByDefault` decides the advertised name"),
     E("GX413", "GX414", CFG, "facts.md §6.1: config-manager and GFD stop on an invalid config"),
+    # --- DRA (seed §2 gate 1 with claims instead of an extended resource) ---------------------
+    E("GX415", "GX211", DRA, "seed §2 gate 1: a kubelet plugin that is not ready publishes no "
+                             "(or stale) ResourceSlices, so the claim finds no device"),
+    E("GX415", "GX308", DRA, "seed §2 gate 2: a node without a ready kubelet plugin cannot "
+                             "prepare the claim's devices"),
     # --- node → container ----------------------------------------------------------------------
     E("GX405", "GX304", N, "seed §1, §3: without Fabric Manager an NVSwitch system reports "
                            "`system not yet initialized` to CUDA/NVML"),
@@ -167,6 +174,8 @@ SOURCES: dict[str, str] = {
              "GX411/GX302 -> GX604 -> GX202)",
     "FOLD_BY": "containerd/containerd@v1.7.34:services/server/config/config.go (the last file "
                "to write a plugin section decides it: one culprit, one incident)",
+    "EDGES/DRA": "NVIDIA/k8s-dra-driver-gpu@v25.8.1:deployments/helm (the kubelet-plugin "
+                 "DaemonSet publishes ResourceSlices and prepares claims)",
     "VERIFY": "containerd/containerd@v1.7.34:cmd/containerd/command/config.go (config dump "
               "prints the merged config); https://kubernetes.io/docs/reference/kubectl/",
 }
