@@ -59,3 +59,31 @@ def node_with_files(b: ClusterBuilder, name: str, files: dict[str, str], *,
         b.host_file(name, path, text)
     if version is not None:
         b.host_cmd(name, "containerd-version.txt", version + "\n")
+
+
+#: A containerd 2.x root as the toolkit leaves it (imports added, runc kept; the shape of
+#: NVIDIA/nvidia-container-toolkit@v1.20.0 config_test.go "v3: minimal config").
+ROOT_V3 = f'''version = 3
+imports = ["/etc/containerd/conf.d/*.toml"]
+[{CRI_RT3}.containerd.runtimes.runc]
+  runtime_type = "io.containerd.runc.v2"
+[{CRI_RT3}.containerd.runtimes.runc.options]
+  BinaryName = "/usr/bin/runc"
+  SystemdCgroup = true
+'''
+
+
+def toolkit_dropin_v3() -> str:
+    """What nvidia-ctk writes for a v3 source: the three nvidia runtimes and the copied runc
+    (facts.md §2.1)."""
+    out = ["version = 3"]
+    for name, suffix in (("nvidia", ""), ("nvidia-cdi", ".cdi"), ("nvidia-legacy", ".legacy")):
+        out += [f"[{CRI_RT3}.containerd.runtimes.{name}]",
+                '  runtime_type = "io.containerd.runc.v2"',
+                f"[{CRI_RT3}.containerd.runtimes.{name}.options]",
+                f'  BinaryName = "/usr/bin/nvidia-container-runtime{suffix}"',
+                "  SystemdCgroup = true"]
+    out += [f"[{CRI_RT3}.containerd.runtimes.runc]", '  runtime_type = "io.containerd.runc.v2"',
+            f"[{CRI_RT3}.containerd.runtimes.runc.options]", '  BinaryName = "/usr/bin/runc"',
+            "  SystemdCgroup = true"]
+    return "\n".join(out) + "\n"

@@ -1,4 +1,4 @@
-"""Scenario bundles for GX501, GX502, GX509 and GX301 (seed §5, facts.md §1, §2, §5.4)."""
+"""Scenario bundles for GX501, GX502, GX509, GX510 and GX301 (seed §5, facts.md §0-§2, §5.4)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,14 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from containerd_fixtures import REGISTRY_DROPIN, ROOT_V2, node_with_files, toolkit_dropin
+from containerd_fixtures import (
+    REGISTRY_DROPIN,
+    ROOT_V2,
+    ROOT_V3,
+    node_with_files,
+    toolkit_dropin,
+    toolkit_dropin_v3,
+)
 from gpuxray.checks.engine import run_all
 from gpuxray.engines.containerd import node_runtime_handlers
 from gpuxray.model.finding import Finding, Severity, Status
@@ -14,7 +21,7 @@ from gpuxray.scenarios.builder import ClusterBuilder
 from gpuxray.sources.bundle import open_bundle
 
 Write = Callable[[ClusterBuilder], Path]
-CODES = ["GX501", "GX502", "GX509", "GX301"]
+CODES = ["GX501", "GX502", "GX509", "GX510", "GX301"]
 ROOT = "etc/containerd/config.toml"
 DROP = "etc/containerd/conf.d"
 
@@ -189,7 +196,7 @@ def test_unknowns_when_config_not_collected(write_bundle: Write) -> None:
     fs = findings(write_bundle, b)
     assert {(f.code, f.status) for f in fs} == {
         ("GX501", Status.UNKNOWN), ("GX509", Status.UNKNOWN), ("GX502", Status.UNKNOWN),
-        ("GX301", Status.UNKNOWN)}
+        ("GX510", Status.UNKNOWN), ("GX301", Status.UNKNOWN)}
     with open_bundle(write_bundle(b)) as snap:
         assert node_runtime_handlers(snap.hosts["gpu-5"]) is None
 
@@ -238,3 +245,72 @@ def test_gx301_names_a_dropin_that_is_never_imported(write_bundle: Write) -> Non
     assert f.params["from_files"] is True
     assert "nodes/gpu-1/files/etc/containerd/conf.d/99-nvidia.toml" in {
         e.source for e in f.evidence}
+
+
+# ----- 2.x: healthy v3 trees, the v3-root + v2-drop-in loss, refusals ---------------------------
+def _v2x_cluster(b: ClusterBuilder, nodes: dict[str, tuple[str, dict[str, str]]]) -> None:
+    b.runtimeclass("nvidia")
+    for name, (version, files) in nodes.items():
+        node_with_files(b, name, files,
+                        version=f"containerd github.com/containerd/containerd/v2 v{version} x")
+
+
+HEALTHY_V3 = {ROOT: ROOT_V3, f"{DROP}/99-nvidia.toml": toolkit_dropin_v3()}
+
+
+def test_healthy_2x_cluster_with_toolkit_v3_dropin_has_no_gx501_gx509(
+        write_bundle: Write, gx: Callable[..., tuple[int, object]]) -> None:
+    """facts.md §0: a v3 root plus the toolkit's v3 drop-in deep-merges on every 2.x line."""
+    b = ClusterBuilder()
+    _v2x_cluster(b, {f"gpu-{v}": (v, HEALTHY_V3) for v in ("2.0.14", "2.1.4", "2.2.7",
+                                                          "2.3.4", "2.3.7", "2.4.2")})
+    bundle = write_bundle(b)
+    _, doc = gx("check", "--bundle", str(bundle), "-o", "json")
+    assert isinstance(doc, dict) and len(doc["findings"]) > 0
+    fired = [(f["code"], f["subject"]["name"]) for f in doc["findings"]
+             if f["code"] in ("GX501", "GX509", "GX510", "GX301") and f["status"] == "fail"]
+    assert fired == []
+    with open_bundle(bundle) as snap:
+        for host in snap.hosts.values():
+            assert node_runtime_handlers(host) == {"runc", "nvidia", "nvidia-cdi",
+                                                   "nvidia-legacy"}
+
+
+V2_NVIDIA_DROPIN = (toolkit_dropin(2))
+
+
+def test_gx510_v3_root_v2_dropin_on_2_1_and_2_2_only(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    files = {ROOT: ROOT_V3, f"{DROP}/99-nvidia.toml": V2_NVIDIA_DROPIN}
+    _v2x_cluster(b, {"n21": ("2.1.4", files), "n22": ("2.2.7", files),
+                     "n23": ("2.3.7", files), "n24": ("2.4.2", files)})
+    fs = findings(write_bundle, b)
+    gx510 = by(fs, "GX510")
+    assert [f.subject.name for f in gx510] == ["n21", "n22"]
+    for f in gx510:
+        assert f.severity is Severity.ERROR
+        assert f.params["file"] == "/etc/containerd/conf.d/99-nvidia.toml"
+        assert f.params["blocker_files"] == ["/etc/containerd/config.toml"]
+        assert f.params["blocking_keys"] == ["containerd.runtimes"]
+        assert f.params["lost_runtimes"] == ["nvidia", "nvidia-cdi", "nvidia-legacy"]
+        assert f.params["kept_from"] == "2.3"
+    # the same loss is not reported twice, and 2.3+/2.4 keep the handlers: nothing at all there
+    assert by(fs, "GX501") == []
+    assert {f.subject.name for f in by(fs, "GX301")} == {"n21", "n22"}
+    assert [f for f in fs if f.subject.name in ("n23", "n24") and f.status is Status.FAIL] == []
+
+
+def test_gx509_refusals_carry_the_daemon_message(write_bundle: Write) -> None:
+    b = ClusterBuilder()
+    v3_drop = toolkit_dropin_v3()
+    v4_drop = v3_drop.replace("version = 3", "version = 4")
+    _v2x_cluster(b, {"a234": ("2.3.4", {ROOT: ROOT_V2, f"{DROP}/99-nvidia.toml": v3_drop}),
+                     "a237": ("2.3.7", {ROOT: ROOT_V2, f"{DROP}/99-nvidia.toml": v3_drop}),
+                     "b22": ("2.2.7", {ROOT: ROOT_V2, f"{DROP}/99-nvidia.toml": v4_drop})})
+    fs = {f.subject.name: f for f in by(findings(write_bundle, b), "GX509")}
+    assert sorted(fs) == ["a234", "b22"]
+    assert fs["a234"].params["daemon_message"] == (
+        "drop-in config version 3 higher than root config version 2")
+    assert fs["b22"].params["daemon_message"] == (
+        "failed to load TOML from /etc/containerd/conf.d/99-nvidia.toml: expected containerd "
+        "config version equal to or less than `3`, got `4`")

@@ -1,8 +1,12 @@
 """containerd config checks over every bundle node (seed §5, facts.md §1, §2):
 
 - GX501: a later file replaced (1.x) or made containerd ignore (2.x mixed versions) a plugin
-  section, and settings of earlier files were lost — the ``nvidia`` runtime above all.
-- GX509: a config file containerd cannot load, or a version/plugin key it refuses.
+  section, and settings of earlier files were lost — the ``nvidia`` runtime above all. Only
+  where the release at hand really loses them: 2.x deep-merges sections (facts.md §0).
+- GX510: 2.0.2–2.2 migrated a version-2 drop-in after merging it under a version-3 root and
+  kept the root's keys — the drop-in's runtimes vanish (facts.md §0); 2.3+ keep them.
+- GX509: a config file containerd cannot load, or a version/plugin key it refuses, with the
+  daemon's own error line.
 - GX502: the files changed after the daemon started, or the running daemon's handlers differ
   from what the files give (containerd does not hot-reload, facts.md §1.4).
 - GX301: a GPU node without the ``nvidia`` runtime handler — from the node's effective config,
@@ -25,7 +29,7 @@ from gpuxray.checks.registry import check
 from gpuxray.engines.capacity import is_gpu_node
 from gpuxray.engines.containerd import Analysis, LostKey, analyse_host
 from gpuxray.engines.containerd.host import has_config
-from gpuxray.engines.containerd.merge import dig
+from gpuxray.engines.containerd.merge import dig, nvidia_dump_lines
 from gpuxray.engines.nodefacts import ABSENT, hosts_for_checks
 from gpuxray.engines.operator import operand_pods, pod_matches
 from gpuxray.knowledge.signatures import CAUSE_BY_ID
@@ -64,22 +68,37 @@ def version_evidence(a: Analysis) -> Evidence:
     return Evidence(rv.source, f"containerd {rv.text} ({rv.line} merge rules)")
 
 
+def runtimes_text(a: Analysis) -> str:
+    """The effective handlers, with the number a user's ``containerd config dump | grep -c
+    runtimes.nvidia`` shows for them (seed §5 counts that way: 6 lines for 3 handlers on 1.7)."""
+    n = nvidia_dump_lines(a)
+    grep = f"; `config dump | grep -c runtimes.nvidia` = {n}" if n is not None else ""
+    return f"{a.runtimes or 'none'}{grep}"
+
+
 def _short(v: Any) -> str:
     text = json.dumps(v, default=str) if not isinstance(v, str) else repr(v)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-# ----- GX501 / GX509 from one analysis (also used by the CLI) --------------------------------
+# ----- GX501 / GX510 / GX509 from one analysis (also used by the CLI) ------------------------
+KEPT_OUT = "migration-kept"
+
+
+def _runtimes_of(keys: list[LostKey], a: Analysis) -> list[str]:
+    return sorted({k.key.split(".")[2] for k in keys
+                   if k.key.startswith("containerd.runtimes.") and len(k.key.split(".")) > 2
+                   and k.key.split(".")[2] not in a.runtimes})
+
+
 def lost_findings(a: Analysis, subject: Subject) -> Iterator[Finding]:
     by_culprit: dict[str, list[LostKey]] = {}
     for k in a.lost:
-        by_culprit.setdefault(k.culprit, []).append(k)
+        if k.reason != KEPT_OUT:
+            by_culprit.setdefault(k.culprit, []).append(k)
     for culprit, keys in by_culprit.items():
         plugins = sorted({k.section for k in keys})
-        runtimes = sorted({k.key.split(".")[2] for k in keys
-                           if k.key.startswith("containerd.runtimes.")
-                           and len(k.key.split(".")) > 2
-                           and k.key.split(".")[2] not in a.runtimes})
+        runtimes = _runtimes_of(keys, a)
         nvidia_lost = any(r.startswith(NVIDIA) for r in runtimes)
         ev = [Evidence(a.source_of(culprit),
                        f"last file to write {', '.join(plugins)}"
@@ -90,7 +109,7 @@ def lost_findings(a: Analysis, subject: Subject) -> Iterator[Finding]:
             shown = "; ".join(f"{k.key} = {_short(k.value)}" for k in mine[:MAX_KEYS_SHOWN])
             more = f" (+{len(mine) - MAX_KEYS_SHOWN} more)" if len(mine) > MAX_KEYS_SHOWN else ""
             ev.append(Evidence(a.source_of(f), f"set {shown}{more}"))
-        ev.append(Evidence(a.source_of(culprit), f"effective runtimes: {a.runtimes or 'none'}"))
+        ev.append(Evidence(a.source_of(culprit), f"effective runtimes: {runtimes_text(a)}"))
         ev.append(version_evidence(a))
         lost_keys = list(dict.fromkeys(f"{k.section}.{k.key}" for k in keys))
         yield fail("GX501", subject, ev,
@@ -114,16 +133,60 @@ def _lost_text(keys: list[LostKey], runtimes: list[str]) -> str:
     return "; ".join(parts)
 
 
+def kept_out_findings(a: Analysis, subject: Subject) -> Iterator[Finding]:
+    """GX510, one per drop-in whose v2 settings the 2.0.2–2.2 migration kept out."""
+    by_file: dict[str, list[LostKey]] = {}
+    for k in a.lost:
+        if k.reason == KEPT_OUT:
+            by_file.setdefault(k.file, []).append(k)
+    for file, keys in by_file.items():
+        runtimes = _runtimes_of(keys, a)
+        blockers = list(dict.fromkeys(b for k in keys for b in k.blocked_by))
+        blocking = list(dict.fromkeys(k.blocking_key for k in keys if k.blocking_key))
+        setter = keys[0].culprit
+        shown = "; ".join(f"{k.key} = {_short(k.value)}" for k in keys[:MAX_KEYS_SHOWN])
+        more = f" (+{len(keys) - MAX_KEYS_SHOWN} more)" if len(keys) > MAX_KEYS_SHOWN else ""
+        ev = [Evidence(a.source_of(file), f"version 2 drop-in; sets {shown}{more}")]
+        if setter != file:
+            ev.append(Evidence(a.source_of(setter), "last file to state a version (2): the "
+                                                    "merged config is migrated from version 2"))
+        for b in blockers:
+            ev.append(Evidence(a.source_of(b), "already has io.containerd.cri.v1.runtime "
+                                               f"{', '.join(blocking)}: the migration keeps it"))
+        ev.append(Evidence(a.source_of(file), f"effective runtimes: {runtimes_text(a)}"))
+        ev.append(version_evidence(a))
+        yield fail("GX510", subject, ev,
+                   severity=Severity.ERROR if any(r.startswith(NVIDIA) for r in runtimes)
+                   else Severity.WARNING,
+                   node=subject.name, file=file, culprit=setter,
+                   blockers=", ".join(blockers) or "the version-3 section",
+                   blocking=", ".join(f"[io.containerd.cri.v1.runtime] {b}" for b in blocking)
+                   or "the version-3 keys",
+                   blocker_files=blockers, blocking_keys=blocking,
+                   lost=_lost_text(keys, runtimes),
+                   lost_keys=list(dict.fromkeys(f"{k.section}.{k.key}" for k in keys)),
+                   lost_runtimes=runtimes, rule="2.0.2-2.2 v2->v3 migration fills only missing "
+                   "keys", kept_from="2.3", containerd_version=a.version.text)
+
+
 def problem_findings(a: Analysis, subject: Subject) -> Iterator[Finding]:
     for p in a.problems:
-        yield fail("GX509", subject, [Evidence(p.source, p.detail), version_evidence(a)],
+        ev = [Evidence(p.source, p.detail)]
+        if p.daemon:
+            ev.append(Evidence(p.source, f"containerd {a.version.text} says: {p.daemon}"))
+        detail = f"{p.path}: {p.detail}"
+        if p.daemon:
+            detail += f" — containerd: {p.daemon}"
+        yield fail("GX509", subject, [*ev, version_evidence(a)],
                    severity=Severity.ERROR if p.fatal else Severity.WARNING,
-                   node=subject.name, detail=f"{p.path}: {p.detail}", kind=p.kind.value,
-                   file=p.path, fatal=p.fatal, containerd_version=a.version.text)
+                   node=subject.name, detail=detail, kind=p.kind.value,
+                   file=p.path, fatal=p.fatal, daemon_message=p.daemon,
+                   containerd_version=a.version.text)
 
 
 def analysis_findings(a: Analysis, subject: Subject) -> list[Finding]:
-    return [*problem_findings(a, subject), *lost_findings(a, subject)]
+    return [*problem_findings(a, subject), *lost_findings(a, subject),
+            *kept_out_findings(a, subject)]
 
 
 def _no_config(host: HostFacts, code: str) -> Finding:
@@ -142,6 +205,19 @@ def dropin_overwrote_cri(snap: Snapshot) -> Iterator[Finding]:
             continue
         a = host_analysis(snap, host)
         yield from lost_findings(a, node_subject(host.node))
+
+
+@check("GX510", needs=(Input.HOSTS,))
+def migration_dropped_dropin(snap: Snapshot) -> Iterator[Finding]:
+    """facts.md §0 (measured on 2.1.x/2.2.x): a v3 root plus a v2 drop-in gives merged version 2;
+    the v2->v3 CRI migration of 2.0.2+ (``containerd/containerd@v2.2.9:plugins/cri/runtime/
+    plugin.go`` ``migrateConfig``) takes only keys the v3 section lacks, so a root ``runtimes``
+    table keeps every runtime of the drop-in out; 2.3 migrates each file before merging."""
+    for host in hosts_for_checks(snap).values():
+        if not has_config(host):
+            yield _no_config(host, "GX510")
+            continue
+        yield from kept_out_findings(host_analysis(snap, host), node_subject(host.node))
 
 
 @check("GX509")
@@ -330,7 +406,7 @@ def runtime_handler_missing(snap: Snapshot) -> Iterator[Finding]:
             if a is not None:
                 ev.append(Evidence(a.source_of(a.root),
                                    f"effective runtimes from {len(a.files)} file(s): "
-                                   f"{a.runtimes or 'none'}"))
+                                   f"{runtimes_text(a)}"))
                 ev.append(version_evidence(a))
                 ev += [Evidence(a.source_of(u), "exists but no loaded config imports it: "
                                                 "never read") for u in a.unimported]

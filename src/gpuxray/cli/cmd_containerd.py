@@ -33,7 +33,7 @@ from gpuxray.engines.containerd import (
     analyse,
     resolve_version,
 )
-from gpuxray.engines.containerd.merge import import_patterns
+from gpuxray.engines.containerd.merge import import_patterns, nvidia_dump_lines
 from gpuxray.engines.containerd.reader import MAX_FILE_BYTES
 from gpuxray.errors import InputError, UsageError
 from gpuxray.model.finding import Finding, Subject
@@ -52,6 +52,7 @@ def analysis_json(a: Analysis) -> dict[str, Any]:
         "file_details": [{"path": f.path, "version": f.version, "imported_by": f.imported_by}
                          for f in a.files],
         "runtimes": a.runtimes,
+        "nvidia_dump_lines": nvidia_dump_lines(a),
         "default_runtime": a.default_runtime,
         "cdi": a.cdi,
         "sections": {name: {"writers": list(s.writers), "culprit": s.culprit,
@@ -138,6 +139,9 @@ def _print(a: Analysis, title: str) -> None:
         con.print(Text(f"{who}: {p.path}: {p.detail} (the values below are the merge up to "
                        "that point)", style="bold red"))
     con.print(Text(f"runtime handlers: {', '.join(a.runtimes) or 'none'}"))
+    lines = nvidia_dump_lines(a)
+    con.print(Text("`containerd config dump | grep -c runtimes.nvidia` would show: "
+                   + (str(lines) if lines is not None else "nothing (the dump fails)")))
     con.print(Text(f"default runtime: {a.default_runtime}"))
     con.print(Text(f"CDI: {a.cdi or 'not supported by this version'}"))
     for n in a.notes:

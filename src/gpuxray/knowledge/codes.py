@@ -370,6 +370,16 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "the toolkit could not read it (`containerd config dump` failing in the toolkit).",
        "{node}: {detail}",
        "Fix the file named; keep drop-ins at the root config's version."),
+    _c("GX510", "containerd-migration-dropped-dropin", E, "§5; facts §0",
+       "containerd 2.0.2-2.2 migrated a version-2 drop-in after merging it under a version-3 "
+       "root, and the migration kept the root's keys: the drop-in's runtimes or settings "
+       "vanished.",
+       "{node}: containerd {containerd_version} migrates {file} (version 2) after the merge and "
+       "takes only keys the version-3 section lacks; {blocking} from {blockers} kept out {lost} "
+       "(containerd 2.3 and later migrate each file first and keep them)",
+       "Write the drop-in in the root's layout (version = 3, io.containerd.cri.v1.runtime), or "
+       "move the root's runtimes table into the drop-in; containerd 2.3+ migrates each file "
+       "before merging."),
     # 6xx capacity
     _c("GX512", "runtime-config-not-read", E, "§5",
        "The nvidia runtime was written to a containerd config file the running daemon never "
