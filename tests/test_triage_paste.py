@@ -211,3 +211,40 @@ def test_pathological_pastes_stay_bounded(text: str) -> None:
     t0 = time.perf_counter()
     triage([("paste", text)])
     assert time.perf_counter() - t0 < 60
+
+
+def test_driver_install_stage_votes_where_it_stopped() -> None:
+    log = ("========== NVIDIA Software Installer ==========\n"
+           "Starting installation of NVIDIA driver version 550.90.07 for Linux kernel version "
+           "5.15.0-1068-fips\nStopping NVIDIA persistence daemon...\nUnloading NVIDIA driver "
+           "kernel modules...\nResolving Linux kernel version...\nProceeding with Linux kernel "
+           "version 5.15.0-1068-fips\nInstalling Linux kernel headers...\nStopping NVIDIA "
+           "persistence daemon...\nUnloading NVIDIA driver kernel modules...\n")
+    r = triage([("driver.log", log)])
+    assert r.causes[0].cause.id == "kernel-headers" and not r.decided
+    done = log.replace("Installing Linux kernel headers...\nStopping NVIDIA persistence "
+                       "daemon...\nUnloading NVIDIA driver kernel modules...\n",
+                       "Loading NVIDIA driver kernel modules...\nDone, now waiting for signal\n")
+    assert triage([("driver.log", done)]).causes == []
+
+
+def test_operand_table_states_and_daemonsets_scheduling_nowhere() -> None:
+    table = ("NAMESPACE      NAME                                   READY   STATUS"
+             "             RESTARTS   AGE\n"
+             "gpu-operator   nvidia-driver-daemonset-tm22t          0/1     CrashLoopBackOff"
+             "   5          6m\n")
+    r = triage([("pods", "$ kubectl get pods -A\n" + table)])
+    assert r.causes[0].cause.id == "driver-failing" and not r.decided
+    ds = ("$ kubectl get ds -A -o wide | grep nvid\n"
+          "nvidia-device-plugin   nvdp-nvidia-device-plugin   0   0   0   0   0   <none>   4m\n")
+    r2 = triage([("ds", ds)])
+    assert {c.cause.id for c in r2.causes[:2]} == {"nodes-unlabelled", "operand-taint"}
+    assert not r2.decided and r2.collect_next
+
+
+def test_insufficient_with_all_gpus_healthy_points_at_the_request_size() -> None:
+    text = ("0/3 nodes are available: 3 Insufficient nvidia.com/gpu.\n"
+            "Capacity:\n  nvidia.com/gpu:  1\nAllocatable:\n  nvidia.com/gpu:  1\n")
+    r = triage([("paste", text)])
+    assert r.causes[0].cause.code == "GX205" and not r.decided
+    assert {"GX202", "GX203"}.isdisjoint({c.cause.code for c in r.causes[:1]})

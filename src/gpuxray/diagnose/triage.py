@@ -13,6 +13,7 @@ to collect to tell the top two apart, instead of guessing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -225,14 +226,41 @@ def driver_log_stage(text: str) -> list[CauseScore]:
     return out
 
 
+_OPERAND_DS = ("nvidia-", "gpu-feature-discovery", "nvdp-", "gpu-operator")
+# `kubectl get ds [-A] | grep nvidia` loses the header: [NAMESPACE] NAME DESIRED CURRENT READY
+# UP-TO-DATE AVAILABLE …
+_DS_ROW = re.compile(r"^(?:\S+\s+)?(?P<name>(?:nvidia-|gpu-feature-discovery|nvdp-)\S*)\s+"
+                     r"(?P<desired>\d+)\s+\d+\s+\d+\s+\d+\s+\d+\s")
+
+
+def _headerless_ds_rows(text: str) -> list[dict[str, str]]:
+    out = []
+    for line in text.splitlines()[:5000]:
+        m = _DS_ROW.match(line[:paste.MAX_LINE])
+        if m:
+            out.append({"NAME": m.group("name"), "DESIRED": m.group("desired")})
+    return out
+
+
 def operand_table(parts: list[tuple[str, Part]]) -> list[CauseScore]:
     """Votes from operand pods shown failing in a pasted ``kubectl get pods`` table."""
     scores: dict[str, CauseScore] = {}
     for _name, part in parts:
         if part.kind != paste.GET_TABLE:
             continue
-        for row in wide.parse_wide(part.text):
-            pod, status = row.get("NAME", ""), row.get("STATUS", "").lower()
+        rows = wide.parse_wide(part.text) or _headerless_ds_rows(part.text)
+        for row in rows:
+            name = row.get("NAME", "")
+            if row.get("DESIRED") == "0" and name.startswith(_OPERAND_DS):
+                # a DaemonSet that schedules on no node: no node matches its selector (labels)
+                # or every GPU node carries a taint it does not tolerate (seed §1)
+                for cid, w in (("nodes-unlabelled", 1.0), ("operand-taint", 0.9)):
+                    cs = scores.setdefault(cid, CauseScore(CAUSE_BY_ID[cid]))
+                    cs.score = max(cs.score, w)
+                    cs.signatures.append("daemonset-desired-0")
+                    cs.matched.append(f"DaemonSet {name}: DESIRED 0")
+                continue
+            pod, status = name, row.get("STATUS", "").lower()
             if not pod or not status:
                 continue
             for prefix, states, votes in OPERAND_STATE_VOTES:

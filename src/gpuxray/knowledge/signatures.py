@@ -121,6 +121,15 @@ CAUSES: tuple[Cause, ...] = (
     Cause("secure-boot", "GX403",
           "Secure Boot rejects the unsigned NVIDIA kernel module",
           "`mokutil --sb-state` and `dmesg | grep -iE 'key was rejected|module verification'`"),
+    Cause("nodes-unlabelled", "GX401",
+          "GPU nodes lack the labels the operand DaemonSets select on (NFD's pci-10de, "
+          "nvidia.com/gpu.present, the deploy labels)",
+          "`kubectl get nodes --show-labels | tr , '\\n' | grep -E 'pci-10de|nvidia.com/gpu'`"),
+    Cause("operand-taint", "GX402",
+          "an operand DaemonSet does not tolerate the GPU nodes' taints",
+          "`kubectl get nodes -o json | jq '.items[].spec.taints'` vs the DaemonSet's "
+          "tolerations (`kubectl -n gpu-operator get ds <ds> -o jsonpath='{.spec.template.spec."
+          "tolerations}'`)"),
     Cause("driver-failing", "GX403",
           "the driver pod fails (crash loop or image pull) and every later operand waits for it",
           "`kubectl -n gpu-operator logs <driver pod> -c nvidia-driver-ctr --previous` and its "
@@ -436,6 +445,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("cdi-none-generated", "cdi devices",
        r"found 0 cdi devices", {"cdi-unresolvable": 3.0}, (LOG, CONFIG), True,
        examples=(_x("INFO[0000] Found 0 CDI devices", CTK + "cmd/nvidia-ctk/cdi/list/list.go"),)),
+    _s("envvar-unprivileged-refused", "insufficient privileges to read device list",
+       r"insufficient privileges to read device list from nvidia_visible_devices",
+       {"envvar-ignored": 3.5}, (EVENT, STATUS, DESCRIBE, LOG), True,
+       examples=(_x("error: insufficient privileges to read device list from "
+                    "NVIDIA_VISIBLE_DEVICES envvar",
+                    "NVIDIA/nvidia-container-toolkit@v1.3.0:pkg/container_config.go"),)),
     _s("envvar-unprivileged", "when-unprivileged|when_unprivileged",
        r"accept[-_]nvidia[-_]visible[-_]devices[-_]envvar[-_]when[-_]unprivileged\W*[=:]\s*"
        r"\"?false", {"envvar-ignored": 3.0}, (CONFIG, DESCRIBE), True,
@@ -460,6 +475,18 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("error during container init: error running hook #0: error running hook: "
                     "exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'",
                     GH + "NVIDIA/nvidia-docker/issues/1780"),)),
+    # runc refusing a mount the runtime or a CDI spec asked for (a host path that is not there)
+    _s("mount-source-missing", "failed to fulfil mount request",
+       r"failed to fulfil mount request: open \S+: no such file or directory",
+       {"injection-failed": 2.5, "cdi-unresolvable": 0.5}, (EVENT, STATUS, DESCRIBE), True,
+       examples=(_x("failed to fulfil mount request: open /bin/nvidia-cuda-mps-control: no such "
+                    "file or directory", GH + "nicolerenee/infra/pull/2394"),)),
+    # The container got no driver utilities: nothing injected them (runc, not the nvidia runtime).
+    _s("smi-not-injected", "nvidia-smi",
+       r"nvidia-smi: (?:command )?not found|exec: \"nvidia-smi\": executable file not found",
+       {"runtime-not-default": 2.0, "injection-failed": 0.5}, (LOG, STATUS, EVENT),
+       examples=(_x("/usr/local/bin/dcgm-exporter: line 55: nvidia-smi: command not found",
+                    GH + "NVIDIA/gpu-monitoring-tools/issues/2"),)),
     _s("runtime-modifier-failed", "failed to construct oci spec modifier",
        r"failed to construct oci spec modifier", {"injection-failed": 3.0}, (EVENT, STATUS, LOG),
        True,
@@ -639,6 +666,19 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x('Failed to pull image "nvcr.io/nvidia/driver:515.65.01-buildroot2021.02.12": '
                     "rpc error: code = NotFound desc = failed to pull and unpack image",
                     GH + "NVIDIA/gpu-operator/issues/418"))),
+    # The driver image's apt/yum repository cannot be trusted or reached: the install stops at
+    # "Updating the package cache..." before any kernel work.
+    _s("driver-repo-key", "no_pubkey|is no longer signed|public key is not available",
+       r"no_pubkey [0-9a-f]{8,}|the repository '[^']*' is no longer signed|"
+       r"signatures couldn't be verified because the public key is not available",
+       {"driver-failing": 3.0}, (LOG,), True,
+       examples=(_x("W: GPG error: https://developer.download.nvidia.com/compute/cuda/repos/"
+                    "ubuntu2004/x86_64  InRelease: The following signatures couldn't be verified "
+                    "because the public key is not available: NO_PUBKEY A4B469963BF863CC",
+                    GH + "NVIDIA/gpu-operator/issues/344"),
+                 _x("E: The repository 'https://developer.download.nvidia.com/compute/cuda/repos/"
+                    "ubuntu2004/x86_64  InRelease' is no longer signed.",
+                    GH + "NVIDIA/gpu-operator/issues/344"))),
     _s("kernel-source-missing", "kernel source",
        r"unable to find the kernel source tree", {"kernel-headers": 4.0}, (LOG,), True,
        examples=(_x("ERROR: Unable to find the kernel source tree for the currently running "
@@ -927,6 +967,7 @@ OPERAND_STATE_VOTES: tuple[tuple[str, tuple[str, ...], dict[str, float]], ...] =
 CHECK_CAUSE: dict[str, str] = {
     "GX101": "quota", "GX102": "runtimeclass-missing", "GX103": "request-invalid",
     "GX201": "taint-selector", "GX202": "not-advertised", "GX203": "unhealthy",
+    "GX401": "nodes-unlabelled", "GX402": "operand-taint",
     "GX204": "exhausted", "GX205": "request-too-large", "GX301": "handler-missing",
     "GX302": "operand-init",
     "GX303": "envvar-ignored", "GX305": "cdi-unresolvable", "GX306": "device-lost",
@@ -950,6 +991,10 @@ DISTINGUISH: dict[frozenset[str], str] = {
         "`kubectl describe node <n>`: capacity > allocatable means unhealthy devices; "
         "'Allocated resources' nvidia.com/gpu = allocatable means really full; plus "
         "`dmesg -T | grep -i xid` on the node",
+    frozenset({"nodes-unlabelled", "operand-taint"}):
+        "`kubectl get nodes --show-labels` (NFD's feature.node.kubernetes.io/pci-10de.present "
+        "and nvidia.com/gpu.present on the GPU nodes) and the GPU nodes' taints against the "
+        "DaemonSet's tolerations",
     frozenset({"request-too-large", "exhausted"}):
         "the pod's GPU limit against each node's free GPUs: `kubectl describe node <n>` "
         "Allocatable minus 'Allocated resources' nvidia.com/gpu (larger than every node's "
