@@ -13,6 +13,7 @@ comparing every pair, so a 5,000-node fleet with the same drop-in everywhere sta
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -24,6 +25,11 @@ from gpuxray.model.snapshot import Input, Snapshot
 
 OPERATOR_NAMESPACES = frozenset({"gpu-operator", "nvidia-gpu-operator"})
 _LIST_KEYS = ("nodes", "node_list")
+
+
+def natural(name: str) -> tuple[tuple[int, int | str], ...]:
+    """``gpu-2`` before ``gpu-10``: node lists read the way operators number their nodes."""
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", name))
 
 
 def home_nodes(f: Finding) -> frozenset[str]:
@@ -58,6 +64,29 @@ def _blocked_pod(f: Finding) -> bool:
 def _missing(f: Finding) -> int:
     v = f.params.get("missing")
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+
+def _gpus_lost(members: Sequence[Finding]) -> int:
+    """GPUs gone per node: GX604's missing count (capacity below physical × replicas, summed
+    over the node's resource names), or the GPUs a critical Xid took (GX505: the plugin marks
+    them unhealthy, allocatable drops while capacity stays, facts.md §8) — the larger of the
+    two per node, never both."""
+    advertised: dict[tuple[str, str], int] = {}
+    xid: dict[str, int] = {}
+    for f in members:
+        nodes = sorted(home_nodes(f))
+        if not nodes:
+            continue
+        if f.code == "GX604":
+            advertised[(nodes[0], str(f.params.get("resource", "")))] = _missing(f)
+        elif f.code == "GX505" and f.params.get("critical") is True:
+            gpus = f.params.get("gpus")
+            n = len(gpus) if isinstance(gpus, (list, tuple)) else 0
+            xid[nodes[0]] = max(xid.get(nodes[0], 0), n)
+    by_node: dict[str, int] = {}
+    for (node, _), n in advertised.items():
+        by_node[node] = by_node.get(node, 0) + n
+    return sum(max(by_node.get(n, 0), xid.get(n, 0)) for n in {*by_node, *xid})
 
 
 class _Index:
@@ -166,15 +195,11 @@ def _incident(findings: Sequence[Finding], idx: _Index, children: list[list[int]
     nodes: set[str] = set()
     for f in members:
         nodes |= home_nodes(f)
-    lost: dict[tuple[str, str], int] = {}
-    for f in members:
-        if f.code == "GX604":
-            lost[(f.subject.name, str(f.params.get("resource", "")))] = _missing(f)
     impact = Impact(
-        gpus_lost=sum(lost.values()),
+        gpus_lost=_gpus_lost(members),
         pods_blocked=len({f.subject for f in members if _blocked_pod(f)}),
         operand_pods_blocked=len({f.subject for f in members if f.code == "GX302"}),
-        nodes_affected=len(nodes), nodes=tuple(sorted(nodes)))
+        nodes_affected=len(nodes), nodes=tuple(sorted(nodes, key=natural)))
     root_nodes: set[str] = set()
     for i in roots:
         root_nodes |= idx.keys[i]
@@ -182,7 +207,8 @@ def _incident(findings: Sequence[Finding], idx: _Index, children: list[list[int]
     return Incident(
         id=code + "".join(f":{v}" for v in fold if v), roots=root_f, effects=effects,
         chain=chain, open_ends=open_ends, impact=impact,
-        severity=max(f.severity for f in members), root_nodes=tuple(sorted(root_nodes)),
+        severity=max(f.severity for f in members),
+        root_nodes=tuple(sorted(root_nodes, key=natural)),
         gpu_nodes=gpu_nodes, verify=verify_command(code),
         fold={k: v for k, v in fold_map.items() if v})
 
