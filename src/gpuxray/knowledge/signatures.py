@@ -487,6 +487,14 @@ SIGNATURES: tuple[Signature, ...] = (
        {"runtime-not-default": 2.0, "injection-failed": 0.5}, (LOG, STATUS, EVENT),
        examples=(_x("/usr/local/bin/dcgm-exporter: line 55: nvidia-smi: command not found",
                     GH + "NVIDIA/gpu-monitoring-tools/issues/2"),)),
+    # containerd's go-runc wrapping the nvidia runtime's non-zero exit at create
+    _s("nvidia-runtime-exit", "did not terminate successfully",
+       r"nvidia-container-runtime\S* did not terminate successfully",
+       {"injection-failed": 2.5}, (EVENT, STATUS, DESCRIBE), True,
+       examples=(_x("failed to create shim task: OCI runtime create failed: "
+                    "/usr/local/nvidia/toolkit/nvidia-container-runtime did not terminate "
+                    "successfully: exit status 1: unknown",
+                    "containerd/containerd@v1.7.0:vendor/github.com/containerd/go-runc/runc.go"),)),
     _s("runtime-modifier-failed", "failed to construct oci spec modifier",
        r"failed to construct oci spec modifier", {"injection-failed": 3.0}, (EVENT, STATUS, LOG),
        True,
@@ -517,14 +525,17 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x('failed to create shim task: OCI runtime create failed: exec: '
                     '"nvidia-container-runtime": executable file not found in $PATH',
                     GH + "NVIDIA/gpu-operator/issues/1323"),)),
-    _s("cuda-requirement", "requirement error",
-       r"requirement error: unsatisfied condition: cuda", {"cuda-requirement": 4.0},
+    _s("cuda-requirement", "requirement error|cuda driver version is insufficient",
+       r"requirement error: unsatisfied condition: cuda|"
+       r"cuda driver version is insufficient for cuda runtime version",
+       {"cuda-requirement": 4.0},
        (EVENT, STATUS, DESCRIBE, LOG), True,
        examples=(_x("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, "
                     "please update your driver to a newer version, or use an earlier cuda "
                     "container: unknown", GH + "NVIDIA/nvidia-container-toolkit/issues/152"),
-                 _x("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.8",
-                    GH + "NVIDIA/nvidia-docker/issues/1780"))),
+                 _x("Failed to allocate device vector A (error code CUDA driver version is "
+                    "insufficient for CUDA runtime version)!",
+                    "NVIDIA/cuda-samples@v12.4:Samples/0_Introduction/vectorAdd/vectorAdd.cu"))),
     # ---- NVML / driver in containers (facts.md §8; seed §4) -------------------------------------
     _s("nvml-version-mismatch", "version mismatch|api mismatch",
        r"driver/library version mismatch|nvrm: api mismatch", {"nvml-mismatch": 4.0},
@@ -640,7 +651,7 @@ SIGNATURES: tuple[Signature, ...] = (
        r"nvidia\S*: module verification failed:? signature", {}, (DMESG,),
        against=("secure-boot", "nouveau", "kernel-headers"),
        examples=(_x("nvidia: module verification failed: signature and/or required key "
-                    "missing - tainting kernel", "torvalds/linux@v6.8:kernel/module/signing.c"),)),
+                    "missing - tainting kernel", "torvalds/linux@v6.8:kernel/module/main.c"),)),
     _s("nvrm-loaded", "nvrm: loading nvidia",
        r"nvrm: loading nvidia unix", {}, (DMESG,),
        against=("secure-boot", "nouveau", "kernel-headers"),
@@ -924,6 +935,11 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x('E1129 11:20:03.512345 1 nfd-master.go:409] Namespace "nvidia.com" is not '
                     'allowed. Ignoring label "nvidia.com/gpu.product"', NFD12))),
     # ---- operands in Init (seed §4) -------------------------------------------------------------
+    _s("validator-driver-retry", "failed to validate the driver",
+       r"failed to validate the driver, retrying", {"driver-failing": 1.5, "operand-init": 1.0},
+       (LOG, VALIDATOR),
+       examples=(_x('level=warning msg="failed to validate the driver, retrying after 5 '
+                    'seconds\n"', OP + "cmd/nvidia-validator/main.go"),)),
     _s("waiting-for-validation", "waiting for|/run/nvidia/validations/",
        r"waiting for (?:nvidia |the )?(?:driver|toolkit|container-toolkit|container stack|"
        r"container toolkit|cuda|plugin|nvidia-driver)(?:[- ]validations?| to be (?:ready|setup|"
