@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpuxray.knowledge.containerd_daemon import sighup_text
+
 
 @dataclass(frozen=True, slots=True)
 class Table:
@@ -111,19 +113,37 @@ MIG = Table(
 )
 
 DROPIN = Table(
-    "The containerd drop-in trap (seed §5; facts.md §1)",
+    "The containerd drop-in trap (seed §5; facts.md §0, §1; measured on real 1.6.20, 1.7.27, "
+    "2.0.14, 2.1.9, 2.2.9, 2.3.4, 2.3.7 and 2.4.2 builds — 2.0.0–2.0.1 from the source only)",
     ("containerd", "how a drop-in touching a plugin merges", "effect"),
     (
         ("1.6.x / 1.7.x", "the whole plugin section is replaced by the last file touching it",
-         "a 3-line registry drop-in after 99-nvidia.toml wipes the nvidia runtime (GX501)"),
-        ("2.0+", "plugin tables deep-merge; arrays replaced; keys cannot be deleted",
-         "drop-ins compose"),
+         "a 3-line registry drop-in after 99-nvidia.toml wipes the nvidia runtime (GX501); "
+         "`config dump | grep -c runtimes.nvidia` goes from 6 to 0"),
+        ("1.6.32+ / 1.7.17+", "a version 3 file last among those stating a version is refused",
+         "`unsupported config version 3`, naming the last file loaded (GX509); 1.6.20 loads "
+         "it and ignores the v3 plugin names"),
+        ("2.0+", "plugin tables deep-merge; arrays replaced; keys cannot be deleted; the "
+         "default runc runtime stays", "drop-ins of the root's version compose"),
+        ("2.0.2–2.2", "v3 root + v2 drop-in: the merged config (version 2) is migrated, and the "
+         "migration takes only keys the v3 section lacks",
+         "a root runtimes table keeps the drop-in's nvidia runtime out (GX510); 2.0.0–2.0.1 "
+         "overwrote the root's section instead"),
+        ("2.0–2.2", "v2 root + v3 drop-in: merged version 3, no migration",
+         "the root's grpc.v1.cri settings are ignored (GX501); a v4 drop-in is refused (GX509)"),
+        ("2.3.0–2.3.4", "a drop-in above the first version stated is refused",
+         "`drop-in config version 3 higher than root config version 2` (GX509); 2.3.5+ load it"),
+        ("2.3+ / 2.4", "every file is migrated to version 4 before merging",
+         "mixed versions compose; 2.4 has no enable_cdi (CDI always on)"),
         ("all", "no hot reload: files change, the daemon keeps the old config until restart",
          "judge with `containerd config dump`, not the files (GX502)"),
-        ("toolkit", "SIGHUP by default; containerd does not trap it, so it exits and systemd "
-         "restarts it", "needs Restart=always (GX503, GX504)"),
+        ("all 2.x", "`config dump` ignores a missing import and prints the merge so far",
+         "the daemon itself stops: `open …: no such file or directory` (GX509)"),
+        ("toolkit", "restarts containerd with SIGHUP, which containerd does not trap",
+         sighup_text() + " (GX503, GX504)"),
     ),
 )
+
 
 MISCONCEPTIONS = Table(
     "Common misconceptions (seed §9)",
@@ -149,6 +169,7 @@ TOPICS: dict[str, Topic] = {t.name: t for t in (
           ("GX202", "GX203", "GX204")),
     Topic("timeslicing", "Time-slicing and MPS", "§6", (TIMESLICING,), ("GX602", "GX408")),
     Topic("mig", "MIG", "§6", (MIG,), ("GX407", "GX603")),
-    Topic("dropin", "containerd drop-ins", "§5", (DROPIN,), ("GX501", "GX502", "GX503")),
+    Topic("dropin", "containerd drop-ins", "§5", (DROPIN,),
+          ("GX501", "GX510", "GX509", "GX502", "GX503", "GX504")),
     Topic("misconceptions", "Common misconceptions", "§9", (MISCONCEPTIONS,)),
 )}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpuxray.knowledge.containerd_daemon import sighup_text
 from gpuxray.knowledge.severity import Severity
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
@@ -339,11 +340,12 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "{node}: {detail}",
        "Restart containerd so it reads the current files (it does not hot-reload)."),
     _c("GX503", "containerd-restart-policy", W, "§5",
-       "The containerd unit lacks Restart=always.",
+       "The containerd unit lacks Restart=always. " + sighup_text() + ".",
        "{node}: containerd.service has Restart={restart}, not always",
        "Set Restart=always in a systemd drop-in for containerd.service."),
     _c("GX504", "containerd-restarts", W, "§5",
-       "The journal shows containerd restarts.",
+       "The journal shows containerd restarts. SIGHUP leaves no line of containerd's own: "
+       "it is killed (status 129) and systemd logs the restart. " + sighup_text() + ".",
        "{node}: containerd restarted {count} time(s), {sighup} by SIGHUP, {not_restarted} "
        "left down ({first} … {last})",
        "Correlate with toolkit restarts (it signals containerd) and config changes."),
