@@ -450,3 +450,21 @@ def test_node_whose_plugin_stopped_publishing(gx: Run, write_bundle: Write) -> N
     v = why(gx, write_bundle(b), "ml/job-0")["verdict"]
     assert (v["code"], v["params"]["nodes"], v["params"]["driver"]) == \
         ("GX211", ["dra-3"], "gpu.nvidia.com")
+
+
+def test_all_with_a_constraint_that_cannot_hold_aborts(gx: Run, write_bundle: Write) -> None:
+    """allocationMode All takes every matching device; a constraint one of them breaks is an
+    allocator error on that node (`cannot add device … because a claim constraint would not
+    be satisfied`), which aborts scheduling even where another node would fit."""
+    b = ClusterBuilder()
+    for res in ("events", "pods", "daemonsets"):
+        b.ensure(res)
+    S.dra_gpu_node(b, "dra-1", gpus=8)  # two PCIe roots
+    S.dra_gpu_node(b, "dra-2", gpus=4)  # one
+    S.add_device_classes(b)
+    S.add_template(b, "ml", "single-gpu")
+    _claimed(b, [S.request(mode="All")], constraints=[
+        {"requests": ["gpu"], "matchAttribute": "resource.kubernetes.io/pcieRoot"}])
+    v = why(gx, write_bundle(b), "ml/job-0")["verdict"]
+    assert v["code"] == "GX217"
+    assert "cannot add device gpu.nvidia.com/dra-1/gpu-" in v["params"]["detail"]

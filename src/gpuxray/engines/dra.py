@@ -446,14 +446,15 @@ def allocate(snap: Snapshot, claims: list[ResourceClaim], node: Node) -> Allocat
         for alt_name, alt, usable, err in alternatives(req):
             if err:
                 return err
-            need = len(usable) if alt.allocation_mode == ALLOCATION_ALL else alt.count
-            r = choose(i, claim, alt_name, usable, need, 0, [])
+            must = alt.allocation_mode == ALLOCATION_ALL
+            need = len(usable) if must else alt.count
+            r = choose(i, claim, alt_name, usable, need, 0, [], must)
             if r:
                 return r
         return False
 
     def choose(i: int, claim: ResourceClaim, alt_name: str, usable: list[PoolDevice],
-               need: int, start: int, acc: list[PoolDevice]) -> bool | str:
+               need: int, start: int, acc: list[PoolDevice], must: bool) -> bool | str:
         if len(acc) == need:
             picked[alt_name] = list(acc)
             r = solve(i + 1)
@@ -473,11 +474,17 @@ def allocate(snap: Snapshot, claims: list[ResourceClaim], node: Node) -> Allocat
             if _constraint_ok(claim.spec.devices.constraints, chosen[ci]):
                 in_use.add(pd.id)
                 acc.append(pd)
-                r = choose(i, claim, alt_name, usable, need, j + 1, acc)
+                r = choose(i, claim, alt_name, usable, need, j + 1, acc, must)
                 if r:
                     return r
                 acc.pop()
                 in_use.discard(pd.id)
+            elif must:
+                # every matching device is required: the allocator treats a constraint that
+                # cannot take one as an error, not as "try another" (allocator_stable.go)
+                return (f"claim {claim.metadata.namespace}/{claim.metadata.name}, request "
+                        f"{alt_name}: cannot add device {pd.ref} because a claim constraint "
+                        "would not be satisfied")
             chosen[ci].pop()
         return False
 

@@ -171,13 +171,26 @@ def walk(snap: Snapshot, pod: Pod) -> Gate1:
     # every request alone can be met; together?
     admitted = [n for n in snap.nodes if _admissible(snap, pod, n).ok
                 and (pinned is None or n.metadata.name in pinned)]
+    # The scheduler filters every node, and an allocator error on any one (an "All" request
+    # whose constraint cannot hold) aborts the attempt: where one is possible, look at all.
+    may_error = any(alt.allocation_mode == ALLOCATION_ALL and c.spec.devices.constraints
+                    for c in pending for r in dra.requests_of(c) for _n, alt in r.alternatives)
     results = []
-    for node in admitted:  # three nodes that take the claims are enough to say so
+    for node in admitted:  # otherwise three nodes that take the claims are enough to say so
         results.append(dra.allocate(snap, pending, node))
-        if sum(1 for r in results if r.ok) == 3:
+        if results[-1].error or (not may_error and sum(1 for r in results if r.ok) == 3):
             break
     good = [r for r in results if r.ok]
-    if good:
+    errs = [r for r in results if r.error]
+    if errs and "CEL runtime error" not in errs[0].error:
+        ev = [_claim_ev(snap, c, "constraints "
+                        f"{[x.match_attribute for x in c.spec.devices.constraints]}")
+              for c in pending]
+        ev.append(snap.ev(Input.RESOURCESLICES, f"{errs[0].node}: {errs[0].error}"))
+        g.add("all claims allocatable on one node", "fail", errs[0].error, ev)
+        g.verdict = fail("GX217", subject, ev, detail=errs[0].error, nodes=len(admitted))
+        return g
+    if good and not errs:
         picks = "; ".join(f"{k}: {', '.join(p.ref for p in devs)}"
                           for k, devs in sorted(good[0].picked.items()))
         g.add("all claims allocatable on one node", "pass",
@@ -185,7 +198,6 @@ def walk(snap: Snapshot, pod: Pod) -> Gate1:
         g.conclusion = ("the claims can be allocated now; the scheduler has not retried since "
                         "the snapshot, or the devices were freed since")
         return g
-    errs = [r for r in results if r.error]
     if errs:
         ev = [snap.ev(Input.RESOURCESLICES, f"{r.node}: {r.error}") for r in errs[:MAX_LISTED]]
         g.add("all claims allocatable on one node", "fail", errs[0].error, ev)
