@@ -244,7 +244,7 @@ def test_text_report_folds_and_expands(tmp_path: Path) -> None:
     expanded = CliRunner().invoke(cli, ["check", "--bundle", str(root), "--expand"],
                                   env=env).output
     section = folded.split("Findings by layer", 1)[1]
-    assert "GX301 runtime-handler-missing  Node/gpu-2 (+1: gpu-3)" in section
+    assert "GX301 runtime-handler-missing  Node/gpu-2 (+1)\n    also: gpu-3\n" in section
     assert "runtime-handler-missing  Node/gpu-3" not in section
     assert "runtime-handler-missing  Node/gpu-3" in expanded.split("Findings by layer", 1)[1]
     assert folded.index("Incidents (3)") < folded.index("Findings by layer")

@@ -129,8 +129,9 @@ def folded_block(group: Sequence[Finding]) -> Group:
     as the example (``--expand`` prints each member)."""
     f = group[0]
     t = finding_label(f)
-    t.append(f" (+{len(group) - 1}: {report.subjects_text(group[1:], limit=12)})")
-    parts: list[Any] = [t]
+    t.append(f" (+{len(group) - 1})")
+    parts: list[Any] = [t, _indented(Text(report.subjects_text(group[1:], limit=12),
+                                          style="bold"), "also: ")]
     inner = finding_block(f, evidence_limit=2)
     parts.extend(list(inner.renderables)[1:])
     return Group(*parts)
