@@ -468,3 +468,36 @@ def test_all_with_a_constraint_that_cannot_hold_aborts(gx: Run, write_bundle: Wr
     v = why(gx, write_bundle(b), "ml/job-0")["verdict"]
     assert v["code"] == "GX217"
     assert "cannot add device gpu.nvidia.com/dra-1/gpu-" in v["params"]["detail"]
+
+
+def test_mustgather_dra_dumps_where_present(tmp_path: Path) -> None:
+    import json
+
+    from gpuxray.model.snapshot import Input
+    from gpuxray.sources.bundle import open_bundle
+
+    b = S.healthy_dra_cluster()
+    mg = tmp_path / "mg"
+    mg.mkdir()
+    (mg / "cluster_policy.missing").write_text("")
+    for plural in ("resourceslices", "deviceclasses"):
+        (mg / f"{plural}.yaml").write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                                       "items": b.cluster[plural]}))
+    with open_bundle(mg) as snap:
+        assert snap.manifest.source_kind == "must-gather"
+        assert snap.has(Input.RESOURCESLICES) and len(snap.resourceslices) == 2
+        assert snap.has(Input.DEVICECLASSES) and len(snap.deviceclasses) == 2
+        assert not snap.has(Input.RESOURCECLAIMS)
+
+
+def test_slices_without_claims_say_allocation_unknown(gx: Run, write_bundle: Write) -> None:
+    b = S.healthy_dra_cluster()
+    b.remove("resourceclaims")
+    bundle = write_bundle(b)
+    got = [f for f in findings(gx, bundle) if f["code"] == "GX213"]
+    assert [(f["status"], f["params"]["missing"]) for f in got] == \
+        [("unknown", "cluster/resourceclaims.json")]
+    _, doc = gx("capacity", "--bundle", str(bundle), "-o", "json")
+    row = next(r for r in doc["nodes"] if r["node"] == "dra-1")
+    assert (row["capacity"], row["allocated_source"]) == (8, "unknown")
+    assert doc["allocated_known"] is False
