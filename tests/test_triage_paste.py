@@ -202,6 +202,8 @@ def test_handler_wiped_vs_never_read_vs_cri_off(text: str, code: str) -> None:
     "Name: a\nCapacity:\n" + "  nvidia.com/gpu: 8\n" * 100_000,
     "[plugins.x]\n" + "imports = [\n" * 50_000,
     "x=" * 500_000 + "\n",
+    "`" * 400_000 + "x\n",
+    "> " * 300_000 + "\n",
 ])
 def test_pathological_pastes_stay_bounded(text: str) -> None:
     """Huge or repetitive pastes finish (no regex backtracking on long lines or many blank
@@ -248,3 +250,10 @@ def test_insufficient_with_all_gpus_healthy_points_at_the_request_size() -> None
     r = triage([("paste", text)])
     assert r.causes[0].cause.code == "GX205" and not r.decided
     assert {"GX202", "GX203"}.isdisjoint({c.cause.code for c in r.causes[:1]})
+
+
+def test_ticket_wrapping_is_stripped_before_the_scan() -> None:
+    for text in ("> nouveau              2359296  0\n", "`nouveau              2359296  0`\n",
+                 "[pod/nvidia-driver-daemonset-x/nvidia-driver-ctr] nouveau  2359296  0\n"):
+        r = triage([("paste", text)])
+        assert r.causes and r.causes[0].cause.id == "nouveau", text

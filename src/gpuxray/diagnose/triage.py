@@ -317,6 +317,19 @@ def _merge(sig: list[CauseScore], checks: list[CauseScore]) -> list[CauseScore]:
                                                  order.get(c.cause.id, len(order))))
 
 
+# What tickets wrap pasted lines in: markdown quotes, list bullets, inline backticks, and the
+# `kubectl logs --prefix` tag. Stripped before the signature scan, so anchored signatures
+# (an lsmod row, `disabled_plugins = …`) still see the line as the component printed it.
+_WRAPPING = re.compile(r"^(?:[ \t]*>)+[ \t]?|^[ \t]*[-*][ \t]+(?=\S)|^[ \t]*`+|(?<!`)`+[ \t]*$|"
+                       r"^\[pod/[^\]\s]{1,300}\][ \t]", re.M)
+
+
+def unwrap(text: str) -> str:
+    """``text`` with ticket wrapping removed from each line (line count unchanged)."""
+    return _WRAPPING.sub("", text) if ("`" in text or ">" in text or "[pod/" in text
+                                        or "- " in text or "* " in text) else text
+
+
 def triage(texts: Iterable[tuple[str, str]],
            skipped: Iterable[tuple[str, str]] = ()) -> TriageResult:
     """Rank causes for ``(name, text)`` inputs; findings for the top cause(s) and every cause
@@ -329,7 +342,7 @@ def triage(texts: Iterable[tuple[str, str]],
     for name, text in texts:
         names.append(name)
         inputs.append(TextInput(name, text))
-        split = text.splitlines()
+        split = unwrap(text).splitlines()
         lines += len(split)
         matches.extend(matcher.scan(split, name))
     evidence = paste_evidence(inputs)
