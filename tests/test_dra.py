@@ -212,7 +212,9 @@ def test_selector_matches_nothing_names_the_attribute(gx: Run, write_bundle: Wri
     assert v["params"]["attribute"] == attribute and v["params"]["failing"] == selector
     assert v["params"]["source"] == "request gpu" and v["params"]["published"] == 16
     assert value in v["params"]["values"]
-    assert "cluster/resourceslices.json" in evidence(doc)
+    ev = evidence(doc)
+    assert "cluster/resourceslices.json: " in ev and "dra-1-gpu.nvidia.com-x7k2p" in ev
+    assert "ResourceClaim ml/job-0-gpu-abcde request gpu" in ev
     assert ("GX212", "job-0") in fails(gx, bundle)
 
 

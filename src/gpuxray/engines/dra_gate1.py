@@ -429,9 +429,13 @@ def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Reque
         f = _failing_condition(snap, pool_devices, sels)
         values = _published_values(pool_devices, f)
         driver = ", ".join(drivers) or ", ".join(sorted(v.drivers))
+        slices = sorted({pd.slice for pd in pool_devices})
+        where = (f"ResourceClaim {claim.metadata.namespace}/{cname} " if
+                 f.source.startswith("request") else "")
         ev = [snap.ev(Input.DEVICECLASSES if f.source.startswith("DeviceClass")
-                      else Input.RESOURCECLAIMS, f"{f.source}: {f.conjunct}"),
-              snap.ev(Input.RESOURCESLICES, f"{f.attribute or 'devices'} published: {values}")]
+                      else Input.RESOURCECLAIMS, f"{where}{f.source}: {f.conjunct}"),
+              snap.ev(Input.RESOURCESLICES, f"{f.attribute or 'devices'} published: {values} "
+                      f"(ResourceSlices {_names(slices)})")]
         g.add(f"{label}: selectors match a published device", "fail",
               f"{f.source}: {f.conjunct!r} matches none of {len(pool_devices)} device(s)", ev)
         g.verdict = fail("GX212", subject, ev, source=f.source, failing=f.conjunct,
