@@ -64,6 +64,9 @@ EDGES: tuple[Edge, ...] = (
                            "toolkit's runtime out"),
     E("GX509", "GX302", OP, "facts.md §2.3, §5.1: the toolkit cannot run `containerd config dump`, "
                             "so later operands wait in toolkit-validation (seed §4)"),
+    E("GX510", "GX301", N, "seed §5; facts.md §0: containerd 2.0.2-2.2 migrate a version-2 "
+                           "drop-in after the merge and keep the root's keys; its runtime goes"),
+    E("GX512", "GX301", N, "seed §5: the runtime was written where the daemon does not read"),
     E("GX503", "GX504", N, "seed §5: without Restart=always a SIGHUP ends containerd and "
                            "nothing restarts it"),
     # --- seed §2 gate 2 → operands --------------------------------------------------------------
@@ -81,6 +84,10 @@ EDGES: tuple[Edge, ...] = (
                            "matching driver build"),
     E("GX412", "GX403", N, "seed §3: no driver image tag (<branch>-<kernel>-<os>) for "
                            "the node's OS and kernel"),
+    E("GX416", "GX403", N, "seed §3: the loaded module cannot drive this GPU, the driver pod "
+                           "does not validate"),
+    E("GX418", "GX403", N, "seed §3: the host's NVIDIA modules stay loaded, the driver "
+                           "container cannot replace them"),
     E("GX403", "GX302", OP, "seed §4; facts.md §5.1: toolkit, plugin and validator wait in "
                             "driver-validation while the driver is not ready"),
     # --- operands → advertising (seed §2 gate 1) ------------------------------------------------
