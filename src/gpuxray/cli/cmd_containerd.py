@@ -13,7 +13,6 @@ import os
 import posixpath
 import shutil
 import subprocess
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +27,19 @@ from gpuxray.engines.containerd import (
     Analysis,
     ConfigReader,
     DirReader,
-    OverlayReader,
     ProblemKind,
     analyse,
     resolve_version,
 )
-from gpuxray.engines.containerd.merge import import_patterns, nvidia_dump_lines
+from gpuxray.engines.containerd.merge import nvidia_dump_lines
 from gpuxray.engines.containerd.reader import MAX_FILE_BYTES
+from gpuxray.engines.containerd.whatif import (
+    NodeChange,
+    change_host,
+    change_tree,
+    group,
+    headline,
+)
 from gpuxray.errors import InputError, UsageError
 from gpuxray.model.finding import Finding, Subject
 from gpuxray.render import json as render_json
@@ -104,16 +109,6 @@ def _local_version() -> str | None:
     return p.stdout if p.returncode == 0 else None
 
 
-def place_added(before: Analysis, name: str) -> tuple[str, bool]:
-    """Where a drop-in named ``name`` lands: in the first import glob whose pattern its name
-    matches (then its position is its sort order), else appended to the root's imports."""
-    for pat in import_patterns(before):
-        cand = posixpath.join(posixpath.dirname(pat), name)
-        if fnmatchcase(cand, pat):
-            return cand, False
-    return posixpath.join(posixpath.dirname(before.root), name), True
-
-
 def _print(a: Analysis, title: str) -> None:
     con = out_console()
     con.print(Text(title, style="bold underline"))
@@ -148,6 +143,96 @@ def _print(a: Analysis, title: str) -> None:
         con.print(Text(f"note: {n}", style="yellow"))
 
 
+def _what_if_json(ch: NodeChange) -> dict[str, Any]:
+    before, after = ch.before, ch.after
+    assert before is not None and after is not None
+    old = {(k.section, k.key, k.file) for k in before.lost}
+    wiped = [k for k in after.lost if (k.section, k.key, k.file) not in old]
+    p = ch.refused
+    return {
+        "placed_as": ch.placed_as, "appended": ch.appended, "removed": ch.removed,
+        "runtimes_before": before.runtimes, "runtimes_after": after.runtimes,
+        "default_runtime_before": before.default_runtime,
+        "default_runtime_after": after.default_runtime,
+        "runtimes_removed": ch.handlers_lost, "runtimes_added": ch.handlers_gained,
+        "nvidia_dump_lines_before": nvidia_dump_lines(before),
+        "nvidia_dump_lines_after": nvidia_dump_lines(after),
+        "settings_changed": [{"setting": k, "before": b, "after": a}
+                             for k, b, a in ch.settings_changed],
+        "refused": None if p is None else {"kind": p.kind.value, "file": p.path,
+                                           "detail": p.detail, "daemon": p.daemon},
+        "outcome": ch.outcome,
+        "wiped": [{"section": k.section, "key": k.key, "file": k.file, "reason": k.reason}
+                  for k in wiped],
+    }
+
+
+def _new_findings(ch: NodeChange, subject: Subject) -> list[Finding]:
+    assert ch.before is not None and ch.after is not None
+    seen = {(f.code, f.message) for f in analysis_findings(ch.before, subject)}
+    return [f for f in analysis_findings(ch.after, subject) if (f.code, f.message) not in seen]
+
+
+def _fleet(bundle: str, add: tuple[str, str, str] | None, remove: tuple[str, ...],
+           output: str) -> int:
+    """``--bundle``: the change on every node, each with its own version and files."""
+    from gpuxray.engines.nodefacts import hosts_for_checks
+    from gpuxray.sources.bundle import open_bundle
+
+    changes: list[NodeChange] = []
+    findings: list[Finding] = []
+    with open_bundle(bundle) as snap:
+        for host in hosts_for_checks(snap).values():
+            node = snap.node_by_name.get(host.node)
+            hint = node.status.node_info.container_runtime_version if node is not None else ""
+            ch = change_host(host, hint or None, add=add, remove=remove)
+            changes.append(ch)
+            if ch.after is not None:
+                findings += _new_findings(ch, Subject("Node", host.node))
+    if not changes:
+        raise InputError(f"{bundle}: no nodes/ with host files in the bundle")
+    groups = group(changes)
+    head = headline(changes)
+    code = 1 if any(c.loses_nvidia for c in changes) else 0
+    if output == "json":
+        doc = {"what_if": {
+            "file": add[2] if add else None, "remove": list(remove), "headline": head,
+            "nodes_total": len(changes),
+            "nodes_breaking": sum(c.loses_nvidia for c in changes),
+            "groups": [{"outcome": g.outcome, "count": len(g.nodes), "nodes": list(g.nodes),
+                        "containerd_versions": list(g.versions),
+                        "handlers_lost": list(g.handlers_lost),
+                        "handlers_gained": list(g.handlers_gained),
+                        "settings_changed": list(g.settings), "detail": g.detail}
+                       for g in groups],
+            "nodes": [{"node": c.node,
+                       "containerd_version": c.version.text if c.version else None,
+                       "containerd_version_source": c.version.source if c.version else None,
+                       "version_assumed": c.version.assumed if c.version else None,
+                       "outcome": c.outcome, "reason": c.reason or None,
+                       **(_what_if_json(c) if c.after is not None else {})}
+                      for c in changes]}}
+        click.echo(render_json.render(sort_findings(findings), doc), nl=False)
+        return code
+    con = out_console()
+    what = " and ".join(([f"adding {add[2]}"] if add else [])
+                        + ([f"removing {', '.join(remove)}"] if remove else []))
+    con.print(Text(f"What-if for {len(changes)} node(s) of {bundle}: {what}",
+                   style="bold underline"))
+    rows = []
+    for g in groups:
+        more = f" (+{len(g.nodes) - 8})" if len(g.nodes) > 8 else ""
+        rows.append([g.outcome, f"{len(g.nodes)}: {', '.join(g.nodes[:8])}{more}",
+                     ", ".join(g.versions) or "-", ", ".join(g.handlers_lost) or "-",
+                     ", ".join(g.handlers_gained) or "-", ", ".join(g.settings) or "-",
+                     g.detail or ""])
+    render_text.print_table(con, "Outcome per group of nodes",
+                            ["outcome", "nodes", "containerd", "handlers lost",
+                             "handlers gained", "settings reset", "detail"], rows)
+    con.print(Text(head, style="bold red" if code else "bold"))
+    return code
+
+
 @click.command("containerd")
 @click.option("--root", "root_dir", type=click.Path(file_okay=False), default=None,
               help="Read the host tree under DIR (DIR/etc/containerd/config.toml and imports); "
@@ -159,14 +244,33 @@ def _print(a: Analysis, title: str) -> None:
               help="containerd version to simulate (e.g. 1.7.27, 2.1.4); default: assumed.")
 @click.option("--add", "add_file", type=click.Path(dir_okay=False), default=None,
               help="What-if: add FILE as a drop-in and show what changes.")
+@click.option("--remove", "remove", multiple=True,
+              help="What-if: remove the drop-in NAME (a file name, or an absolute host path); "
+                   "repeatable.")
+@click.option("--bundle", "-b", "bundle", type=click.Path(), default=None,
+              help="Fleet what-if: apply --add/--remove to every node of this bundle, each "
+                   "with its own containerd version and files; exit 1 when a node would lose "
+                   "the nvidia handler.")
 @output_option()
 @fail_on_option
 def command(root_dir: str | None, config_path: str | None, ctd_version: str | None,
-            add_file: str | None, output: str, fail_on: str) -> int:
+            add_file: str | None, remove: tuple[str, ...], bundle: str | None, output: str,
+            fail_on: str) -> int:
     """Simulate containerd's config merge: sections, lost keys, runtime handlers.
 
-    Malformed or refused configs are reported as GX509 findings (exit 1).
+    Malformed or refused configs are reported as GX509 findings (exit 1). With --bundle, the
+    --add/--remove change is predicted for every node and grouped by outcome.
     """
+    add = None
+    if add_file is not None:
+        add = (posixpath.basename(add_file), _read_added(add_file), add_file)
+    if bundle is not None:
+        if root_dir is not None or config_path is not None or ctd_version is not None:
+            raise UsageError("--bundle takes each node's own files and version: no --root, "
+                             "--config or --containerd-version with it")
+        if add is None and not remove:
+            raise UsageError("--bundle needs --add FILE and/or --remove NAME")
+        return _fleet(bundle, add, remove, output)
     if root_dir is not None and not Path(root_dir).is_dir():
         raise InputError(f"{root_dir}: not a directory")
     reader: ConfigReader = DirReader(root_dir or "/")
@@ -187,34 +291,25 @@ def command(root_dir: str | None, config_path: str | None, ctd_version: str | No
     subject = Subject("Node", Path(root_dir).resolve().name if root_dir else os.uname().nodename)
     extra: dict[str, Any] = analysis_json(before)
     shown = before
-    if add_file is not None:
-        text = _read_added(add_file)
-        vpath, appended = place_added(before, posixpath.basename(add_file))
-        after = analyse(OverlayReader(reader, {vpath: (text, add_file)}), rv, root,
-                        extra_imports=(vpath,) if appended else ())
-        old = {(k.section, k.key, k.file) for k in before.lost}
-        wiped = [k for k in after.lost if (k.section, k.key, k.file) not in old]
-        extra = analysis_json(after)
-        extra["what_if"] = {
-            "file": add_file, "placed_as": vpath, "appended": appended,
-            "runtimes_before": before.runtimes, "runtimes_after": after.runtimes,
-            "default_runtime_before": before.default_runtime,
-            "default_runtime_after": after.default_runtime,
-            "runtimes_removed": [r for r in before.runtimes if r not in after.runtimes],
-            "runtimes_added": [r for r in after.runtimes if r not in before.runtimes],
-            "wiped": [{"section": k.section, "key": k.key, "file": k.file,
-                       "reason": k.reason} for k in wiped],
-        }
-        shown = after
+    if add is not None or remove:
+        ch = change_tree(reader, rv, add=add, remove=remove, root=root)
+        assert ch.after is not None
+        shown = ch.after
+        extra = analysis_json(shown)
+        extra["what_if"] = {"file": add_file, **_what_if_json(ch)}
     findings: list[Finding] = sort_findings(analysis_findings(shown, subject))
     if output == "json":
         click.echo(render_json.render(findings, extra), nl=False)
         return exit_code(findings, severity(fail_on))
-    if add_file is not None:
+    if shown is not before:
         _print(before, f"Before: {root}")
         wi = extra["what_if"]
-        _print(shown, f"After adding {add_file} as {wi['placed_as']}"
-               + (" (appended to imports)" if wi["appended"] else ""))
+        what = " ".join(([f"adding {add_file} as {wi['placed_as']}"
+                          + (" (appended to imports)" if wi["appended"] else "")]
+                         if add_file else [])
+                        + ([f"removing {', '.join(wi['removed']) or '(nothing matched)'}"]
+                           if remove else []))
+        _print(shown, f"After {what}")
         con = out_console()
         con.print(Text(f"handlers before: {wi['runtimes_before']}  after: "
                        f"{wi['runtimes_after']}", style="bold"))

@@ -11,7 +11,7 @@ import fnmatch
 import os
 import posixpath
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 #: A config file larger than this is not a containerd config; refuse instead of parsing it.
@@ -155,18 +155,23 @@ class DirReader(ConfigReader):
 
 
 class OverlayReader(ConfigReader):
-    """``base`` plus extra files at given host paths (the ``--add`` what-if)."""
+    """``base`` plus extra files at given host paths, less ``removed`` ones (the ``--add`` /
+    ``--remove`` what-if)."""
 
-    def __init__(self, base: ConfigReader, extra: Mapping[str, tuple[str, str]]) -> None:
+    def __init__(self, base: ConfigReader, extra: Mapping[str, tuple[str, str]],
+                 removed: Iterable[str] = ()) -> None:
         self.base = base
         self.extra = {posixpath.normpath(k): v for k, v in extra.items()}  # path -> (text, src)
+        self.removed = {posixpath.normpath(p) for p in removed}
 
     def read(self, path: str) -> str:
         hit = self.extra.get(posixpath.normpath(path))
+        if hit is None and posixpath.normpath(path) in self.removed:
+            raise ReadFailure(path, "no such file (removed)", missing=True)
         return hit[0] if hit is not None else self.base.read(path)
 
     def glob(self, pattern: str, limit: int) -> list[str]:
-        out = set(self.base.glob(pattern, limit))
+        out = set(self.base.glob(pattern, limit)) - self.removed
         pat = posixpath.normpath(pattern).split("/")
         for p in self.extra:
             parts = p.split("/")
