@@ -103,6 +103,10 @@ def node_arithmetic(snap: Snapshot) -> list[Finding]:
     capacity rows ``capacity`` prints (``engines.capacity.node_rows``)."""
     out: list[Finding] = []
     for node in snap.nodes:
+        legacy = _legacy_only(node)
+        if legacy is not None:
+            out.append(legacy)
+            continue
         if not is_gpu_node(node):
             continue
         name = node.metadata.name
@@ -130,6 +134,26 @@ def node_arithmetic(snap: Snapshot) -> list[Finding]:
                                 allocated=row.allocated, allocatable=row.allocatable,
                                 requested="more"))
     return out
+
+
+# The kubelet's in-tree accelerator resource (kubelet --feature-gates=Accelerators, removed in
+# Kubernetes 1.11: kubernetes/kubernetes@v1.10.0:pkg/kubelet/gpu/nvidia/nvidia_gpu_manager.go).
+# A node that still shows it but no ``nvidia.com/gpu`` has GPUs the device plugin never
+# registered: what a pod asking for ``nvidia.com/gpu`` waits on.
+LEGACY_GPU = "alpha.kubernetes.io/nvidia-gpu"
+
+
+def _legacy_only(node: Any) -> Finding | None:
+    cap = node.status.capacity
+    if LEGACY_GPU not in cap or any(k.startswith("nvidia.com/") for k in cap):
+        return None
+    name = node.metadata.name
+    return fail("GX202", Subject("Node", name),
+                [Evidence(f"describe node {name}",
+                          f"{LEGACY_GPU}: capacity {cap[LEGACY_GPU]}; no nvidia.com/gpu")],
+                resource="nvidia.com/gpu",
+                detail=f"{name} shows only the kubelet's legacy {LEGACY_GPU}: the device plugin "
+                       "never registered nvidia.com/gpu")
 
 
 def plugin_configs(texts: list[tuple[str, str]]) -> list[Finding]:
@@ -277,6 +301,31 @@ def operand_table(parts: list[tuple[str, Part]]) -> list[CauseScore]:
     return list(scores.values())
 
 
+ROOT_CONFIG_PATH = "/etc/containerd/config.toml"
+
+
+def dropin_replaced_runtimes(findings: list[Finding]) -> list[CauseScore]:
+    """GX501 behind a GX509 ``cri-default-runtime``: when the file that wrote the runtimes
+    table last is an imported drop-in, not the root config, the drop-in's table replaced the
+    whole one the defaults (or the root) held, and the default runtime went with it. Measured
+    with the real 1.6.20 and 1.7.27 binaries: a root config importing a drop-in that defines
+    only ``containerd.runtimes.foo`` dumps ``runtimes.foo`` alone, ``runc`` gone, with
+    ``default_runtime_name = "runc"`` left behind. The lost handler is the cause; the CRI
+    plugin refusing to load is its consequence (GX509 stays, ranked under it)."""
+    out: list[CauseScore] = []
+    for f in findings:
+        culprit = str(f.params.get("file") or "")
+        if f.code != "GX509" or f.status != Status.FAIL \
+                or f.params.get("kind") != "cri-default-runtime" \
+                or not culprit or culprit == ROOT_CONFIG_PATH:
+            continue
+        cs = CauseScore(CAUSE_BY_ID["dropin-overwrote"], CHECK_WEIGHT + 0.5, deciding=True)
+        cs.signatures.append("check:GX509:dropin-replaced-runtimes")
+        cs.matched.append(f"{culprit} replaced the runtimes table: {f.params.get('detail', '')}")
+        out.append(cs)
+    return out[:1]
+
+
 def _score_checks(findings: list[Finding]) -> tuple[list[CauseScore], list[Finding],
                                                      list[Finding]]:
     """Failing findings at warning or above become causes; unknowns are kept apart."""
@@ -353,7 +402,7 @@ def triage(texts: Iterable[tuple[str, str]],
     check_scores, check_fails, unknowns = _score_checks(checked)
     stage = [cs for _n, text in zip(names, (t.text for t in inputs), strict=True)
              for cs in driver_log_stage(text)]
-    ranked = _merge(rank(matches), check_scores
+    ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches) + stage
                     + operand_table(evidence.parts))
     for cs in ranked:  # a line that rules a cause out also takes a check's "decided" away

@@ -732,6 +732,13 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("Failed to start nvidia-fabricmanager.service: Unit "
                     "nvidia-fabricmanager.service not found.",
                     "systemd/systemd@v255:src/systemctl/systemctl-start-unit.c"))),
+    # The driver container starts Fabric Manager through the package's start script; options the
+    # script does not know make it print its usage and exit, so Fabric Manager never runs.
+    _s("fm-start-script-usage", "nvidia-fabricmanager-start.sh",
+       r"usage: \S*nvidia-fabricmanager-start\.sh", {"fm-missing": 2.5}, (LOG, JOURNAL),
+       examples=(_x("Usage: /usr/bin/nvidia-fabricmanager-start.sh [script options] --args "
+                    "[arguments to run fabric manager]",
+                    GH + "NVIDIA/gpu-operator/issues/1595"),)),
     _s("fm-state-inactive", "activestate=",
        r"^activestate=(?:inactive|failed)", {"fm-missing": 1.5}, (SMI,),
        examples=(_x("ActiveState=inactive",
@@ -796,9 +803,9 @@ SIGNATURES: tuple[Signature, ...] = (
                     "executables.go"))),
     # ---- MIG (facts.md §5.2, §6.3) --------------------------------------------------------------
     # NVML_ERROR_NO_PERMISSION on MIG queries: the container lacks NVIDIA_MIG_MONITOR_DEVICES.
-    _s("mig-monitor-permission", "insufficient permissions",
+    _s("mig-monitor-permission", "insufficient permissions|insufficient p",
        r"(?:error getting device(?: memory info| handle)?|error getting device|nvml): "
-       r"insufficient permissions",
+       r"insufficient permissions|error getting device memory info: insufficient p",
        {"mig-monitor": 3.5}, (LOG,), True,
        examples=(_x("error starting plugins: unable to add default resources to config: error "
                     "visiting devices: error visiting device: error getting device memory info: "
@@ -844,9 +851,11 @@ SIGNATURES: tuple[Signature, ...] = (
     # containerd does not handle SIGHUP: the toolkit's signal kills it and systemd restarts it
     # (knowledge audit §0.6).
     _s("containerd-signal", "status=1/hup|sending sighup signal to containerd|"
-       "containerd exited: signal: hangup",
+       "containerd exited: signal: hangup|forever: signal: hangup",
        r"containerd\.service: main process exited, code=killed, status=1/hup|"
-       r"sending sighup signal to containerd|containerd exited: signal: hangup",
+       r"sending sighup signal to containerd|containerd exited: signal: hangup|"
+       r"error running process\(\[[^\]]{0,300}containerd[^\]]{0,300}\]\), going to restart "
+       r"forever: signal: hangup",
        {"containerd-restart": 3.0, "handler-missing": 0.5}, (JOURNAL, LOG), True,
        examples=(_x("containerd.service: Main process exited, code=killed, status=1/HUP",
                     "systemd/systemd@v255:src/core/service.c"),
@@ -854,7 +863,13 @@ SIGNATURES: tuple[Signature, ...] = (
                     'containerd"', CTK + "cmd/nvidia-ctk-installer/container/runtime/containerd/"
                     "containerd_linux.go"),
                  _x('Shutdown request received: "containerd exited: signal: hangup"',
-                    "k3s-io/k3s@v1.30.0+k3s1:pkg/agent/containerd/containerd.go"))),
+                    "k3s-io/k3s@v1.30.0+k3s1:pkg/agent/containerd/containerd.go"),
+                 # Talos' service supervisor ("Error running %v, going to restart forever: %v")
+                 _x('[talos] service[cri](Waiting): Error running Process(["/bin/containerd" '
+                    '"--address" "/run/containerd/containerd.sock" "--config" '
+                    '"/etc/cri/containerd.toml"]), going to restart forever: signal: hangup',
+                    "siderolabs/talos@v1.8.0:internal/app/machined/pkg/system/runner/restart/"
+                    "restart.go"))),
     _s("containerd-config-error", "toml|plugin key|config version|default_runtime_name|"
        "failed to load plugin",
        r"failed to load toml|invalid plugin key uri|"
@@ -1089,6 +1104,9 @@ DRA_CAUSES: tuple[Cause, ...] = (
           "gpus`)"),
     Cause("dra-cdi", "GX309", "the runtime cannot resolve the CDI devices of a DRA claim",
           "`ls /var/run/cdi` on the node (k8s.gpu.nvidia.com-claim_*.json)"),
+    Cause("dra-driver-down", "GX415", "the DRA driver's kubelet plugin does not start",
+          "`kubectl logs -n <ns> <kubelet-plugin pod> --previous` and `nvidia-smi -L` on the "
+          "node (MIG devices created outside the driver)"),
 )
 DRA_SIGNATURES: tuple[Signature, ...] = (
     _s("dra-cannot-allocate", "cannot allocate all claims", r"cannot allocate all claims",
@@ -1111,6 +1129,11 @@ DRA_SIGNATURES: tuple[Signature, ...] = (
     _s("dra-driver-not-registered", "is not registered|registered dra plugins",
        r"dra driver \S+ is not registered|not found in the list of registered dra plugins",
        {"dra-prepare": 4.0}, (EVENT, DESCRIBE, LOG), True),
+    # the kubelet plugin creates MIG devices per claim itself and refuses to start when it finds
+    # MIG devices no claim prepared (made by hand with `nvidia-smi mig -cgi`, or by mig-parted)
+    _s("dra-unprepared-mig", "aren't prepared to any claim|are not prepared to any claim",
+       r"mig devices found that (?:aren't|are not) prepared to any claim",
+       {"dra-driver-down": 4.0}, (LOG,), True),
     _s("dra-cdi-claim", "k8s.gpu.nvidia.com/claim",
        r"unresolvable cdi devices?.*k8s\.gpu\.nvidia\.com/claim=", {"dra-cdi": 5.0},
        (EVENT, STATUS, DESCRIBE), True),
@@ -1131,6 +1154,9 @@ DRA_EXAMPLES: dict[str, str] = {
                           "prepare devices failed: MPS control daemon is not yet ready",
     "dra-driver-not-registered": "Failed to prepare dynamic resources: prepare dynamic "
                                  "resources: DRA driver gpu.nvidia.com is not registered",
+    "dra-unprepared-mig": "Error: unable to sync prepared devices from CRD: MIG devices found "
+                          "that aren't prepared to any claim: map[GPU-fb94dd02-0d83-9a84-fc28-"
+                          "4f82083afef0:map[MIG-14f88cdc-5b6d-521d-ac11-75b761535917:0xc00068a4b0]]",
     "dra-cdi-claim": "failed to create containerd container: CDI device injection failed: "
                      "unresolvable CDI devices k8s.gpu.nvidia.com/claim=5f0c-gpu-0",
 }
@@ -1146,12 +1172,14 @@ _DRA_SOURCES: dict[str, str] = {
                            "stable/allocator_stable.go",
     "dra-prepare-failed": K + "pkg/kubelet/cm/dra/manager.go",
     "dra-driver-not-registered": K + "pkg/kubelet/cm/dra/plugin/registry.go",
+    "dra-unprepared-mig": "NVIDIA/k8s-dra-driver@main:cmd/nvidia-dra-plugin/device_state.go",
     "dra-cdi-claim": CD + "pkg/cdi/oci_opt.go",
 }
 DRA_SIGNATURES = tuple(replace(sg, examples=(Example(DRA_EXAMPLES[sg.id], _DRA_SOURCES[sg.id]),))
                        for sg in DRA_SIGNATURES)
 CAUSES = CAUSES + DRA_CAUSES
 CAUSE_BY_ID.update({c.id: c for c in DRA_CAUSES})
+CHECK_CAUSE.setdefault("GX415", "dra-driver-down")
 SIGNATURES = SIGNATURES + DRA_SIGNATURES
 DISTINGUISH[frozenset({"dra-exhausted", "dra-selector"})] = (
     "`gpuxray why <pod>` over a bundle with `cluster/resourceslices.json` and "
