@@ -503,3 +503,19 @@ def test_slices_without_claims_say_allocation_unknown(gx: Run, write_bundle: Wri
     row = next(r for r in doc["nodes"] if r["node"] == "dra-1")
     assert (row["capacity"], row["allocated_source"]) == (8, "unknown")
     assert doc["allocated_known"] is False
+
+
+def test_first_available_takes_the_first_subrequest_that_fits(gx: Run,
+                                                              write_bundle: Write) -> None:
+    b = S.healthy_dra_cluster()
+    _claimed(b, [S.first_available("gpu", [S.request("eight", count=8),
+                                           S.request("four", count=4)])])
+    doc = why(gx, write_bundle(b), "ml/job-0")
+    assert doc["verdict"] is None
+    assert "gpu/four" in doc["path"][-1]["detail"]
+    b2 = S.healthy_dra_cluster()
+    _claimed(b2, [S.first_available("gpu", [S.request("sixteen", count=16),
+                                            S.request("nine", count=9)])])
+    v = why(gx, write_bundle(b2), "ml/job-0")["verdict"]
+    assert (v["code"], v["params"]["request"], v["params"]["wanted"]) == \
+        ("GX216", "gpu/sixteen", 16)

@@ -166,7 +166,7 @@ def walk(snap: Snapshot, pod: Pod) -> Gate1:
             return g
     for c in pending:
         for req in dra.requests_of(c):
-            if _walk_request(snap, pod, c, req, pinned, g):
+            if _walk_alternatives(snap, pod, c, req, pinned, g):
                 return g
     # every request alone can be met; together?
     admitted = [n for n in snap.nodes if _admissible(snap, pod, n).ok
@@ -359,13 +359,32 @@ def _silent_verdict(snap: Snapshot, pod: Pod, claim: ResourceClaim, rname: str,
     return True
 
 
+def _walk_alternatives(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Request,
+                       pinned: set[str] | None, g: Gate1) -> bool:
+    """A request with ``firstAvailable`` passes when one of its subrequests does (the
+    allocator tries them in order); when none does, the first one's leaf is the answer."""
+    if len(req.alternatives) == 1:
+        return _walk_request(snap, pod, claim, req, 0, pinned, g)
+    first: Gate1 | None = None
+    for i in range(len(req.alternatives)):
+        trial = Gate1()
+        if not _walk_request(snap, pod, claim, req, i, pinned, trial):
+            g.steps.extend(trial.steps)
+            return False
+        first = first or trial
+    assert first is not None
+    g.steps.extend(first.steps)
+    g.verdict = first.verdict
+    return True
+
+
 def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Request,
-                  pinned: set[str] | None, g: Gate1) -> bool:
-    """One request (its first alternative decides what is missing); True on a verdict."""
+                  index: int, pinned: set[str] | None, g: Gate1) -> bool:
+    """One request alternative; True on a verdict."""
     subject = pod_subject(pod)
     v = dra.view(snap)
     cname = claim.metadata.name
-    rname, alt = req.first
+    rname, alt = req.alternatives[index]
     label = f"claim {cname} request {rname}"
     cls = v.classes.get(alt.device_class_name)
     if cls is None:

@@ -123,6 +123,13 @@ def request(name: str = "gpu", device_class: str = "gpu.nvidia.com", *, count: i
     return {"name": name, "exactly": exactly}
 
 
+def first_available(name: str, alternatives: list[Obj]) -> Obj:
+    """A prioritized-list request: the ``exactly`` bodies of ``request()`` results, tried in
+    order, each under its own subrequest name."""
+    return {"name": name, "firstAvailable": [{"name": a["name"], **a["exactly"]}
+                                              for a in alternatives]}
+
+
 def claim_spec(requests: list[Obj], constraints: list[Obj] | None = None) -> Obj:
     devices: Obj = {"requests": requests}
     if constraints:
