@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpuxray.checks.engine import run_all
+from gpuxray.diagnose.readings import readings
 from gpuxray.diagnose.triage import triage
 from gpuxray.engines import mig, plugin_config
 from gpuxray.engines.containerd import FactsReader, analyse, resolve_version
@@ -100,6 +101,9 @@ TOTAL_PARSERS: list[tuple[str, Callable[[str], Any], tuple[str, ...]]] = [
     ("paste-evidence", lambda t: pasted.paste_evidence([pasted.TextInput("pasted.txt", t)]),
      ("mustgather/describe_node_cordoned.txt", "triage/describe-pod-insufficient.txt",
       "triage/journal-containerd-restart.txt")),
+    ("paste-readings", lambda t: readings([("pasted.txt", p) for p in paste.split_paste(t)]),
+     ("triage/device-plugin-config-error.txt", "triage/toolkit-config-dump.txt",
+      "triage/events-untolerated-taint.txt")),
     ("paste-reindent", pasted.reindent_describe, ("mustgather/describe_node_cordoned.txt",)),
     ("quantity-safe", safe_quantity, ()),
     ("redact-text", redact_text, ("node/journal-containerd.txt", "triage/toolkit-config-dump.txt")),

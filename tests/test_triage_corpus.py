@@ -17,9 +17,10 @@ import pytest
 from gpuxray.diagnose.triage import triage
 from triage_corpus import Case, cases
 
-DEV_TOP1_FLOOR = 0.55
-DEV_TOP3_FLOOR = 0.60
-HOLDOUT_TOP3_FLOOR = 0.50
+DEV_TOP1_FLOOR = 0.89
+DEV_TOP3_FLOOR = 0.91
+HOLDOUT_TOP1_FLOOR = 0.57
+HOLDOUT_TOP3_FLOOR = 0.60
 
 
 @dataclass
@@ -75,6 +76,7 @@ def test_holdout_split_aggregate(capsys: pytest.CaptureFixture[str]) -> None:
     assert sc.n >= 10
     with capsys.disabled():
         print("\n" + sc.line("holdout"))
+    assert sc.top1 / sc.n >= HOLDOUT_TOP1_FLOOR
     assert sc.top3 / sc.n >= HOLDOUT_TOP3_FLOOR
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuxray.checks.engine import run_all
+from gpuxray.diagnose.readings import readings
 from gpuxray.engines.capacity import is_gpu_node, node_rows
 from gpuxray.engines.plugin_config import validate
 from gpuxray.engines.signatures import (
@@ -172,6 +173,22 @@ def plugin_configs(texts: list[tuple[str, str]]) -> list[Finding]:
                             else Severity.WARNING,
                             target=name, problem=f"{first.path}: {first.problem}"))
     return out
+
+
+def applied_configs(texts: list[tuple[str, str]]) -> list[CauseScore]:
+    """GX408 on a pasted device-plugin config (time-slicing, MPS, MIG strategy) that the schema
+    check finds nothing wrong with: what is left of "my config does nothing" is the plugin
+    still running on the config it read at start (the operator does not watch the ConfigMap,
+    seed §6). A vote, never deciding: the plugin's start time against the edit tells."""
+    for name, text in texts:
+        if re.search(r"^[ \t]*(?:sharing|flags):", text, re.M) and \
+                not any(i.fatal or i.kind in ("misplaced", "unparsable", "required", "invalid")
+                        for i in validate(text)):
+            cs = CauseScore(CAUSE_BY_ID["plugin-config-not-applied"], 1.0)
+            cs.signatures.append("reading:plugin-config-valid")
+            cs.matched.append(f"{name}: a valid device-plugin config")
+            return [cs]
+    return []
 
 
 def insufficient_on_healthy_nodes(snap: Snapshot, matches: list[Match]) -> list[CauseScore]:
@@ -404,7 +421,8 @@ def triage(texts: Iterable[tuple[str, str]],
              for cs in driver_log_stage(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches) + stage
-                    + operand_table(evidence.parts))
+                    + operand_table(evidence.parts) + readings(evidence.parts)
+                    + applied_configs(evidence.plugin_configs))
     for cs in ranked:  # a line that rules a cause out also takes a check's "decided" away
         if cs.cause.id in ruled_out(matches):
             cs.deciding = False

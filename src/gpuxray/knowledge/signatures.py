@@ -212,6 +212,11 @@ CAUSES: tuple[Cause, ...] = (
           "the plugin/GFD may not monitor MIG devices (NVML: Insufficient Permissions)",
           "`kubectl -n gpu-operator get ds nvidia-device-plugin-daemonset -o yaml | grep -A1 "
           "NVIDIA_MIG_MONITOR_DEVICES` and `nvidia-smi -L` (MIG devices)"),
+    Cause("plugin-config-not-applied", "GX408",
+          "the device plugin still runs on the config it read at start (the ConfigMap changed "
+          "after; nothing restarts it)",
+          "the plugin pods' start time vs the ConfigMap's last change (`kubectl -n gpu-operator "
+          "get pods -l app=nvidia-device-plugin-daemonset -o wide`), then a rollout restart"),
     Cause("dropin-overwrote", "GX501",
           "a later containerd config file replaced the section holding the nvidia runtime",
           "`containerd config dump | grep -A3 runtimes.nvidia` and the files in "
@@ -334,6 +339,17 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("requested number of GPUs unavailable. Requested: 4, Available: 0",
                     "kubernetes/kubernetes@v1.9.0:pkg/kubelet/gpu/nvidia/nvidia_gpu_manager.go"),
                  )),
+    # kubelet's own admission re-checks a pod's requests against the node's allocatable: a pod
+    # bound (or running, re-admitted after a kubelet restart before the plugin re-registered)
+    # that does not fit fails with reason OutOf<resource>; the scheduler never prints this.
+    _s("kubelet-admission-outof", "outofnvidia.com|node didn't have enough resource: nvidia",
+       r"\boutofnvidia\.com/[\w.-]+|node didn't have enough resource: nvidia\.com/",
+       {"admission-failed": 3.0, "not-advertised": 0.5}, (EVENT, STATUS, DESCRIBE, LOG), True,
+       examples=(_x("Node didn't have enough resource: nvidia.com/gpu, requested: 1, used: 0, "
+                    "capacity: 0", K + "pkg/kubelet/lifecycle/predicate.go"),
+                 _x("Warning  OutOfnvidia.com/gpu  12s  kubelet  Node didn't have enough "
+                    "resource: nvidia.com/gpu, requested: 1, used: 0, capacity: 0",
+                    K + "pkg/kubelet/lifecycle/predicate.go"))),
     # The reason alone: any Allocate error (the plugin's too) ends the pod this way.
     _s("admission-error-status", "unexpectedadmissionerror",
        r"\bunexpectedadmissionerror\b", {"admission-failed": 1.5}, (STATUS, DESCRIBE),
@@ -1009,6 +1025,7 @@ CHECK_CAUSE: dict[str, str] = {
     "GX602": "shared-request", "GX310": "admission-failed", "GX311": "cuda-requirement",
     "GX416": "gpu-unsupported", "GX512": "runtime-config-not-read", "GX513": "cri-disabled",
     "GX514": "runtime-not-default", "GX417": "mig-monitor", "GX418": "driver-in-use",
+    "GX408": "plugin-config-not-applied",
 }
 
 # What to collect to tell two look-alike causes apart (unordered pairs); falls back to each

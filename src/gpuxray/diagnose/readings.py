@@ -1,0 +1,205 @@
+"""Structural readings of pasted configuration: what a config, a manifest or a values excerpt
+says about a cause when no component printed an error line.
+
+A ticket often holds only the object the reporter changed (an NFD ``NodeFeatureDiscovery``, a
+tolerations list, a pod spec, a containerd drop-in). Read as structure, each still points at a
+cause: the NFD label the operator keys on cannot form, a DaemonSet tolerates no GPU taint, a pod
+needs the sum of its containers' GPUs on one node, a drop-in rewrites the CRI plugin's section.
+These are votes, never deciding: the object is what the cluster was told, not what it did.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+import tomllib
+from collections import deque
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+
+from gpuxray.engines.signatures import CauseScore
+from gpuxray.errors import InputError
+from gpuxray.knowledge.signatures import CAUSE_BY_ID
+from gpuxray.sources.decode import yaml_docs
+from gpuxray.sources.parsers import paste
+from gpuxray.sources.parsers.paste import Part
+
+MAX_TEXT = 256 << 10
+WALK_BUDGET = 20000
+
+# The NFD labels the operator selects GPU nodes by (NVIDIA/gpu-operator@v26.7.0:controllers/
+# state_manager.go ``gpuNodeLabels``). NFD names a PCI label ``pci-<fields joined by _>``
+# from its ``sources.pci.deviceLabelFields`` (default ``[class, vendor]``;
+# kubernetes-sigs/node-feature-discovery@v0.16.0:source/pci/pci.go), so only ``[vendor]`` and
+# ``[class, vendor]`` (class 0300 or 0302) give a label the operator matches.
+OPERATOR_PCI_LABELS = ("pci-10de.present", "pci-0302_10de.present", "pci-0300_10de.present")
+MATCHING_FIELD_SETS = (("vendor",), ("class", "vendor"))
+# The taint GPU nodes carry for GPU-only scheduling, the one operand DaemonSets must tolerate
+# (NVIDIA/gpu-operator@v26.7.0:deployments/gpu-operator/values.yaml ``daemonsets.tolerations``).
+GPU_TAINT_KEY = "nvidia.com/gpu"
+CRI_PLUGIN = "io.containerd.grpc.v1.cri"
+_CAT = re.compile(r"^\s*(?:\S*[#$]\s*)?cat\s+(\S+)\s*$")
+
+
+def _vote(cid: str, weight: float, tag: str, line: str) -> CauseScore:
+    cs = CauseScore(CAUSE_BY_ID[cid], weight)
+    cs.signatures.append(f"reading:{tag}")
+    cs.matched.append(line)
+    return cs
+
+
+def _docs(text: str) -> list[Any]:
+    if len(text) > MAX_TEXT:
+        return []
+    body = "\n".join(ln for ln in text.splitlines() if not _CAT.match(ln)
+                     and ln.strip() not in ("`", '"'))
+    try:
+        return [d for d in yaml_docs(textwrap.dedent(body)) if isinstance(d, dict | list)]
+    except (InputError, ValueError, RecursionError, yaml.YAMLError):  # a fragment: nothing
+        return []
+
+
+def _walk(obj: Any) -> Iterator[tuple[str, Any, Any]]:
+    """(key, value, parent mapping) over nested mappings and lists, bounded."""
+    queue: deque[Any] = deque([obj])
+    budget = WALK_BUDGET
+    while queue and budget > 0:
+        cur = queue.popleft()
+        budget -= 1
+        if isinstance(cur, dict):
+            for k, v in cur.items():
+                yield str(k), v, cur
+                queue.append(v)
+        elif isinstance(cur, list):
+            queue.extend(cur)
+
+
+def nfd_label_fields(docs: list[Any]) -> list[CauseScore]:
+    """GX401: an NFD config whose ``deviceLabelFields`` make a PCI label the operator does not
+    select on (``[vendor, device]`` gives ``pci-10de_<device>.present``), so no node is seen
+    as a GPU node and the operand DaemonSets schedule nowhere."""
+    for doc in docs:
+        for key, value, _parent in _walk(doc):
+            if key == "configData" and isinstance(value, str):
+                for inner in _docs(value):
+                    got = nfd_label_fields([inner])
+                    if got:
+                        return got
+            if key != "deviceLabelFields" or not isinstance(value, list):
+                continue
+            fields = tuple(str(v).strip().lower() for v in value)
+            if not fields or fields in MATCHING_FIELD_SETS:
+                continue
+            label = "pci-" + "_".join(f"<{f}>" for f in fields) + ".present"
+            return [_vote("nodes-unlabelled", 2.0, "nfd-label-fields",
+                          f"NFD deviceLabelFields {list(fields)} name GPUs {label}; the operator "
+                          f"selects {', '.join(OPERATOR_PCI_LABELS)}")]
+    return []
+
+
+def _tolerates_gpu(tols: list[Any]) -> bool:
+    for t in tols:
+        if not isinstance(t, dict):
+            return True  # not a tolerations list we can read
+        key, op = t.get("key"), t.get("operator", "Equal")
+        if (key in (None, "") and op == "Exists") or key == GPU_TAINT_KEY:
+            return True
+    return False
+
+
+def operand_tolerations(docs: list[Any]) -> list[CauseScore]:
+    """GX402: operand tolerations (a DaemonSet, or values outside a workload's pod spec) that
+    tolerate no ``nvidia.com/gpu`` taint: on tainted GPU nodes the DaemonSet's DESIRED
+    leaves them out, silently."""
+    for doc in docs:
+        if isinstance(doc, dict) and doc.get("kind") in ("Pod", "Deployment", "Job", "StatefulSet",
+                                                         "CronJob", "ReplicaSet"):
+            continue
+        for key, value, _parent in _walk(doc):
+            if key != "tolerations" or not isinstance(value, list) or not value:
+                continue
+            if _tolerates_gpu(value):
+                return []
+            keys = sorted({str(t.get("key")) for t in value if isinstance(t, dict)})
+            return [_vote("operand-taint", 1.0, "tolerations-without-gpu-taint",
+                          f"tolerations {keys} tolerate no {GPU_TAINT_KEY} taint")]
+    return []
+
+
+def _gpus(resources: Any) -> int:
+    if not isinstance(resources, dict):
+        return 0
+    best = 0
+    for sect in ("limits", "requests"):
+        vals = resources.get(sect)
+        if isinstance(vals, dict):
+            v = vals.get(GPU_TAINT_KEY)
+            if isinstance(v, int) or (isinstance(v, str) and v.isdigit()):
+                best = max(best, int(v))
+    return best
+
+
+def split_pod_request(docs: list[Any]) -> list[CauseScore]:
+    """GX205: a pod whose GPUs are asked for by several containers. A device is given to one
+    container, so the pod needs the sum on a single node (kubernetes/kubernetes@v1.34.0:
+    pkg/kubelet/cm/devicemanager/manager.go allocates per container)."""
+    for doc in docs:
+        if not isinstance(doc, dict) or doc.get("kind") != "Pod":
+            continue
+        spec = doc.get("spec")
+        ctrs = spec.get("containers") if isinstance(spec, dict) else None
+        if not isinstance(ctrs, list):
+            continue
+        per = [_gpus(c.get("resources")) for c in ctrs if isinstance(c, dict)]
+        asking = [n for n in per if n > 0]
+        if len(asking) >= 2:
+            return [_vote("request-too-large", 1.0, "pod-gpus-summed",
+                          f"{len(asking)} containers ask {'+'.join(map(str, asking))} = "
+                          f"{sum(asking)} {GPU_TAINT_KEY} on one node")]
+    return []
+
+
+def cri_dropin(parts: list[tuple[str, Part]]) -> list[CauseScore]:
+    """GX501: a pasted containerd file that is a drop-in (not the root config: no ``version``,
+    no imports, a name other than config.toml) and writes tables of the CRI plugin without the
+    nvidia runtime. On containerd 1.x an import replaces a plugin's whole section, so the
+    runtimes the root config set are gone (seed §5)."""
+    for _name, part in parts:
+        if part.kind not in (paste.CONTAINERD_TOML, paste.TEXT):
+            continue
+        lines = part.text.splitlines()
+        named = next((m.group(1) for ln in lines[:3] if (m := _CAT.match(ln))), part.unit)
+        if named.endswith("config.toml") or "dump" in part.command:
+            continue
+        body = textwrap.dedent("\n".join(ln for ln in lines if not _CAT.match(ln)))
+        if len(body) > MAX_TEXT or CRI_PLUGIN not in body:
+            continue
+        try:
+            data = tomllib.loads(body)
+        except (tomllib.TOMLDecodeError, ValueError):
+            data = {}
+        if data and ("version" in data or "imports" in data):
+            continue
+        cri = (data.get("plugins") or {}).get(CRI_PLUGIN) if data else None
+        if data and not isinstance(cri, dict):
+            continue
+        if re.search(r"runtimes\.\"?nvidia", body):
+            continue
+        where = named or "a pasted drop-in"
+        return [_vote("dropin-overwrote", 2.0, "cri-dropin",
+                      f"{where} writes [plugins.\"{CRI_PLUGIN}\"] without the nvidia runtime: "
+                      "containerd 1.x replaces the whole section on import")]
+    return []
+
+
+def readings(parts: list[tuple[str, Part]]) -> list[CauseScore]:
+    """Every structural reading over the paste's YAML-like parts and containerd files."""
+    docs: list[Any] = []
+    for _name, part in parts:
+        if part.kind in (paste.K8S_OBJECTS, paste.TEXT, paste.PLUGIN_CONFIG,
+                         paste.HELM_VALUES) and ":" in part.text:
+            docs.extend(_docs(part.text))
+    return [*nfd_label_fields(docs), *operand_tolerations(docs), *split_pod_request(docs),
+            *cri_dropin(parts)]

@@ -1,0 +1,176 @@
+"""Structural readings of pasted configuration in ``triage`` (``diagnose.readings``): what an
+NFD config, a tolerations list, a pod spec, a containerd drop-in or a plugin config says when
+no component printed an error. Each input is built here; every reading is also checked on the
+look-alike that must give nothing, so a reading that fires on anything fails."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gpuxray.diagnose.triage import triage
+from real_containerd import config_dump, require
+
+
+def _codes(text: str) -> list[str]:
+    r = triage([("paste", text)])
+    return list(dict.fromkeys(c.cause.code for c in r.causes))
+
+
+def _readings(text: str) -> list[str]:
+    r = triage([("paste", text)])
+    return [s for c in r.causes for s in c.signatures if s.startswith("reading:")]
+
+
+def _top(text: str) -> tuple[str | None, bool]:
+    r = triage([("paste", text)])
+    return (r.causes[0].cause.code if r.causes else None), r.decided
+
+
+def _nfd(fields: list[str]) -> str:
+    worker = yaml.safe_dump({"sources": {"pci": {"deviceClassWhitelist": ["03", "12"],
+                                                 "deviceLabelFields": fields}}})
+    return yaml.safe_dump({"apiVersion": "nfd.k8s-sigs.io/v1alpha1",
+                           "kind": "NodeFeatureDiscovery", "metadata": {"name": "nfd"},
+                           "spec": {"workerConfig": {"configData": worker}}})
+
+
+@pytest.mark.parametrize("fields", [["vendor", "device"], ["device"], ["vendor", "class"],
+                                    ["class", "vendor", "subsystem_vendor"]])
+def test_nfd_label_fields_the_operator_does_not_select(fields: list[str]) -> None:
+    assert _top(_nfd(fields)) == ("GX401", False)
+
+
+@pytest.mark.parametrize("fields", [["vendor"], ["class", "vendor"]])
+def test_nfd_label_fields_that_make_an_operator_label(fields: list[str]) -> None:
+    assert "GX401" not in _codes(_nfd(fields))
+
+
+def _tols(*keys: str | None) -> str:
+    tol = [{"operator": "Exists"} if k is None else
+           {"key": k, "operator": "Exists", "effect": "NoSchedule"} for k in keys]
+    return yaml.safe_dump({"tolerations": tol})
+
+
+def test_operand_tolerations_without_the_gpu_taint() -> None:
+    assert _top(_tols("node-role.kubernetes.io/control-plane")) == ("GX402", False)
+
+
+@pytest.mark.parametrize("keys", [("nvidia.com/gpu",), ("node-role.kubernetes.io/master", None)])
+def test_tolerations_that_tolerate_the_gpu_taint(keys: tuple[str | None, ...]) -> None:
+    assert "GX402" not in _codes(_tols(*keys))
+
+
+def test_a_workload_pods_tolerations_are_not_an_operand_reading() -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"tolerations": [{"key": "example.com/x", "operator": "Exists"}],
+                    "containers": [{"name": "c", "image": "i"}]}}
+    assert "GX402" not in _codes(yaml.safe_dump(pod))
+
+
+def _pod(*gpus: int) -> str:
+    return yaml.safe_dump({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "gpu-pod"},
+                           "spec": {"containers": [
+                               {"name": f"c{i}", "image": "cuda",
+                                "resources": {"limits": {"nvidia.com/gpu": n}}}
+                               for i, n in enumerate(gpus)]}})
+
+
+def test_gpus_asked_by_several_containers_add_up() -> None:
+    r = triage([("paste", _pod(1, 2))])
+    assert r.causes[0].cause.code == "GX205" and not r.decided
+    assert "= 3" in r.causes[0].matched[0]
+
+
+@pytest.mark.parametrize("gpus", [(2,), (1, 0)])
+def test_one_container_asking_is_no_split_request(gpus: tuple[int, ...]) -> None:
+    assert "GX205" not in _codes(_pod(*gpus))
+
+
+REGISTRY_DROPIN = """\
+$ cat /etc/containerd/conf.d/registries.toml
+[plugins."io.containerd.grpc.v1.cri".registry.mirrors."registry.example"]
+  endpoint = ["http://registry.example"]
+"""
+
+
+def test_a_cri_dropin_without_the_nvidia_runtime() -> None:
+    assert _top(REGISTRY_DROPIN) == ("GX501", False)
+
+
+@pytest.mark.parametrize("text", [
+    REGISTRY_DROPIN.replace("conf.d/registries.toml", "config.toml"),
+    REGISTRY_DROPIN + '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+                      '  runtime_type = "io.containerd.runc.v2"\n',
+    REGISTRY_DROPIN.replace("cri", "other"),
+])
+def test_no_dropin_reading_for_the_root_a_nvidia_dropin_or_another_plugin(text: str) -> None:
+    assert "reading:cri-dropin" not in _readings(text)
+
+
+def test_legacy_alpha_gpu_resource_alone_is_not_advertised() -> None:
+    text = ("Capacity:\n alpha.kubernetes.io/nvidia-gpu:  1\n cpu:  4\n pods:  110\n"
+            "Allocatable:\n alpha.kubernetes.io/nvidia-gpu:  1\n cpu:  4\n pods:  110\n")
+    assert _top(text) == ("GX202", True)
+    with_plugin = text.replace(" cpu:  4\n", " cpu:  4\n nvidia.com/gpu:  1\n")
+    assert "GX202" not in _codes(with_plugin)
+
+
+TIME_SLICING = """\
+version: v1
+flags:
+  migStrategy: none
+sharing:
+  timeSlicing:
+    resources:
+    - name: nvidia.com/gpu
+      replicas: 4
+"""
+
+
+def test_a_valid_plugin_config_points_at_it_not_being_applied() -> None:
+    assert _top(TIME_SLICING) == ("GX408", False)
+    assert _top(TIME_SLICING.replace("replicas: 4", "replicas: four"))[0] == "GX413"
+
+
+def test_kubelet_admission_outof_reason() -> None:
+    line = ("Warning  OutOfnvidia.com/gpu  3s  kubelet  Node didn't have enough resource: "
+            "nvidia.com/gpu, requested: 1, used: 0, capacity: 0")
+    assert _top(line)[0] == "GX310"
+
+
+# ----- a drop-in that replaced the runtimes table (GX501 behind GX509), on real binaries ------
+ROOT = 'version = 2\nimports = ["{dir}/imports/*.toml"]\n'
+DROPIN = ('[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.foo]\n'
+          '  runtime_type = "io.containerd.runc.v2"\n'
+          '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.foo.options]\n'
+          '    BinaryName = "runfoo"\n')
+
+
+@pytest.mark.parametrize("version", ["1.6.20", "1.7.27"])
+def test_dropin_runtimes_table_replaces_the_default_one_real(version: str,
+                                                             tmp_path: Path) -> None:
+    binary = require(version)[version]
+    (tmp_path / "imports").mkdir()
+    (tmp_path / "config.toml").write_text(ROOT.format(dir=tmp_path))
+    (tmp_path / "imports" / "foo.toml").write_text(DROPIN)
+    rc, out, err = config_dump(binary, tmp_path / "config.toml")
+    assert rc == 0, err
+    cri = tomllib.loads(out)["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]
+    assert sorted(cri["runtimes"]) == ["foo"] and cri["default_runtime_name"] == "runc"
+    paste = (f"# cat /etc/containerd/config.toml\n"
+             f"{ROOT.format(dir='/etc/containerd_imports').replace('/imports', '')}\n"
+             f"# cat /etc/containerd_imports/foo.toml\n{DROPIN}")
+    r = triage([("paste", paste)])
+    codes = [c.cause.code for c in r.causes]
+    assert codes[:2] == ["GX501", "GX509"], codes
+    assert r.decided
+
+
+def test_a_runtimes_table_in_the_root_config_stays_gx509() -> None:
+    paste = f"# cat /etc/containerd/config.toml\nversion = 2\n{DROPIN}"
+    codes = _codes(paste)
+    assert codes[:1] == ["GX509"] and "GX501" not in codes
