@@ -136,3 +136,25 @@ def test_gx305_cdi_default_follows_the_operator_release(tmp_path: Path) -> None:
     _with_files(b)
     b.find("clusterpolicies", "cluster-policy")["spec"].pop("cdi", None)
     assert _gx305(b, tmp_path) == []
+
+
+# ----- GX303 under CDI: workloads run under runc unless they name an NVIDIA RuntimeClass ------
+TOL = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+
+
+def test_gx303_envvar_under_cdi_depends_on_the_runtime_class(tmp_path: Path) -> None:
+    """gpu-operator@v25.10.1 transformToolkitCtrForCDI sets NVIDIA_RUNTIME_SET_AS_DEFAULT=false:
+    with CDI on, NVIDIA_VISIBLE_DEVICES only acts under runtimeClassName nvidia."""
+    b = cluster()
+    b.pod("ml", "plain", node="gpu-0", tolerations=TOL, containers=[b.container(
+        "main", env={"NVIDIA_VISIBLE_DEVICES": "all"}, image="python:3.12")])
+    rc = b.pod("ml", "with-rc", node="gpu-0", tolerations=TOL, containers=[b.container(
+        "main", env={"NVIDIA_VISIBLE_DEVICES": "all"}, image="python:3.12")])
+    rc["spec"]["runtimeClassName"] = "nvidia"
+    fs = {f.subject.name: f for f in run_all(snapshot(b, tmp_path / "on"), ["GX303"])}
+    assert fs["plain"].params["nvidia_runtime"] is False
+    assert "runc" in fs["plain"].params["problem"]
+    assert fs["with-rc"].params["nvidia_runtime"] is True
+    b.find("clusterpolicies", "cluster-policy")["spec"]["cdi"]["enabled"] = False
+    off = {f.subject.name: f for f in run_all(snapshot(b, tmp_path / "off"), ["GX303"])}
+    assert off["plain"].params["nvidia_runtime"] is True  # nvidia is containerd's default

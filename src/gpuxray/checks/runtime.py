@@ -185,20 +185,49 @@ def envvar_policy(snap: Snapshot, node: str) -> tuple[bool | None, Evidence | No
     return None, None
 
 
+# RuntimeClasses the operator creates; their handlers run the NVIDIA runtime, which reads
+# NVIDIA_VISIBLE_DEVICES (NVIDIA/gpu-operator@v26.7.0:controllers/object_controls.go).
+NVIDIA_RUNTIME_CLASSES = frozenset({"nvidia", "nvidia-cdi", "nvidia-legacy"})
+
+
+def runs_nvidia_runtime(snap: Snapshot, pod: Pod) -> bool | None:
+    """Whether the pod's containers run under the NVIDIA runtime (which honours
+    NVIDIA_VISIBLE_DEVICES). With CDI on (the default since v25.10) the operator sets
+    ``NVIDIA_RUNTIME_SET_AS_DEFAULT=false`` (``transformToolkitCtrForCDI``), so only a pod with an
+    NVIDIA RuntimeClass does; with CDI off the toolkit makes ``nvidia`` containerd's default.
+    None when it cannot be told (no ClusterPolicy, or the host's own toolkit)."""
+    if pod.spec.runtime_class_name in NVIDIA_RUNTIME_CLASSES:
+        return True
+    cp = policy(snap)
+    if cp is None:
+        return None
+    if cpk.cdi_enabled(cp, operator_release(snap)):
+        return False
+    return True if cpk.component_enabled(cp, "toolkit") else None
+
+
 def no_gpu_problem(pod: Pod, c: Container, *, image_hint: bool = True,
-                   accept_envvar: bool | None = None) -> str | None:
+                   accept_envvar: bool | None = None,
+                   nvidia_runtime: bool | None = None) -> str | None:
     """Why a container looks like a GPU workload that asked for no GPU, or None.
 
     ``image_hint``: also count a CUDA/NGC image as intent. ``why`` asks about one pod, so the
     hint helps there; fleet-wide ``check`` leaves it out, since CUDA images run CPU work too.
-    ``accept_envvar``: the node's toolkit setting (:func:`envvar_policy`), None when unknown."""
+    ``accept_envvar``: the node's toolkit setting (:func:`envvar_policy`), None when unknown.
+    ``nvidia_runtime``: :func:`runs_nvidia_runtime`; under runc the variable does nothing."""
     if _requests_gpu(c):
         return None
     env = {e.name: (e.value or "") for e in c.env}
     vis = env.get("NVIDIA_VISIBLE_DEVICES")
     if vis is not None and vis.strip().lower() not in _VISIBLE_OFF:
         privileged = bool(c.security_context and c.security_context.privileged)
-        if privileged:
+        if nvidia_runtime is False:
+            how = ("the pod runs under runc (CDI is on and it has no NVIDIA RuntimeClass): "
+                   "nothing reads the variable"
+                   + ("; being privileged it still sees the host's /dev/nvidia* nodes, "
+                      "without the driver libraries" if privileged else
+                      ", so the container gets no GPU"))
+        elif privileged:
             how = "privileged: it sees GPUs the scheduler never gave it"
         elif accept_envvar is False:
             how = (f"unprivileged, and the node's toolkit sets {ENVVAR_KEY} = false: the "
@@ -244,7 +273,8 @@ def no_gpu_requested(snap: Snapshot) -> Iterator[Finding]:
                 continue  # no explicit intent: nothing for the fleet-wide check to say
             else:
                 accept, acc_ev = None, None
-            problem = no_gpu_problem(pod, c, image_hint=False, accept_envvar=accept)
+            problem = no_gpu_problem(pod, c, image_hint=False, accept_envvar=accept,
+                                     nvidia_runtime=runs_nvidia_runtime(snap, pod))
             if not problem:
                 continue
             evs = [Evidence(
@@ -254,7 +284,8 @@ def no_gpu_requested(snap: Snapshot) -> Iterator[Finding]:
             if acc_ev is not None:
                 evs.append(acc_ev)
             yield fail("GX303", pod_subject(pod), evs, container=c.name, problem=problem,
-                       node=pod.spec.node_name, envvar_accepted=accept)
+                       node=pod.spec.node_name, envvar_accepted=accept,
+                       nvidia_runtime=runs_nvidia_runtime(snap, pod))
 
 
 # ----- GX304 / GX306 / GX305 -------------------------------------------------------------

@@ -19,7 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gpuxray.checks.registry import all_checks, run_check
-from gpuxray.checks.runtime import CLAIMED_BY, envvar_policy, no_gpu_problem, pod_subject
+from gpuxray.checks.runtime import (
+    CLAIMED_BY,
+    envvar_policy,
+    no_gpu_problem,
+    pod_subject,
+    runs_nvidia_runtime,
+)
 from gpuxray.engines.capacity import gpu_requests
 from gpuxray.engines.operator import operand_of_pod, pod_matches, policy
 from gpuxray.knowledge import clusterpolicy as cpk
@@ -150,7 +156,8 @@ def _step_limits(snap: Snapshot, pod: Pod, diag: Diagnosis) -> Finding | None:
         return None
     accept, acc_ev = envvar_policy(snap, pod.spec.node_name)
     for c in pod.spec.containers:
-        problem = no_gpu_problem(pod, c, accept_envvar=accept)
+        problem = no_gpu_problem(pod, c, accept_envvar=accept,
+                                 nvidia_runtime=runs_nvidia_runtime(snap, pod))
         if problem:
             ev = [snap.ev(Input.PODS, f"container {c.name}: limits "
                           f"{dict(c.resources.limits) or '{}'}")]
