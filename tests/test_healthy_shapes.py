@@ -17,11 +17,11 @@ containerd of the node's version when ``tests/real_containerd.py`` finds its bin
 from __future__ import annotations
 
 import os
-import re
+import shutil
+import subprocess
 import tempfile
 from collections import Counter
 from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -39,28 +39,62 @@ CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
 ALL = hs.all_shapes()
 
 
-def _real_dumper() -> tuple[Callable[[dict[str, str], str], str] | None, set[str]]:
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def engine_dump(files: dict[str, str], version: str) -> str:
+    """``containerd config dump`` as the merge engine computes it, where no binary is built."""
+    from gpuxray.engines.containerd.merge import analyse
+    from gpuxray.engines.containerd.reader import FactsReader
+    from gpuxray.engines.containerd.versions import resolve_version
+
+    a = analyse(FactsReader(files), resolve_version((version, "shape")))
+    doc = {"version": a.config_version, "plugins": a.effective,
+           "imports": sorted(f"/{p}" for p in files)}
+    return hs.toml_text(doc)
+
+
+def _binaries() -> tuple[dict[str, Path], bool]:
+    """version -> real containerd binary: ``tests/real_containerd.py`` when it is there, else
+    the same layout it reads (``.cache/containerd-builds/<version>/containerd``)."""
+    try:
+        import real_containerd  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        found = {p.parent.name: p for p in (ROOT / ".cache" / "containerd-builds").glob(
+            "*/containerd") if p.is_file()}
+        return found, False
+    return {str(v).lstrip("v"): Path(p) for v, p in real_containerd.binaries().items()}, True
+
+
+def _run_dump(binary: Path, config: Path) -> tuple[int, str, str]:
+    try:
+        import real_containerd
+    except ImportError:
+        r = subprocess.run([str(binary), "--config", str(config), "config", "dump"],
+                           capture_output=True, text=True, timeout=60, check=False)
+        return r.returncode, r.stdout, r.stderr
+    rc, out, err = real_containerd.config_dump(binary, config)
+    return int(rc), str(out), str(err)
+
+
+def _real_dumper() -> tuple[Callable[[dict[str, str], str], str], set[str]]:
     """``containerd config dump`` by the real binary of the node's version, run on the node's
     files under a temporary root (imports rewritten into it and back)."""
-    try:
-        import real_containerd  # type: ignore[import-not-found]
-    except ImportError:
-        return None, set()
-    bins = {v.lstrip("v"): p for v, p in real_containerd.binaries().items()}
+    bins, _ = _binaries()
 
     def dump(files: dict[str, str], version: str) -> str:
         binary = bins.get(version)
         if binary is None:
-            return hs.engine_dump(files, version)
+            return engine_dump(files, version)
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             for p, t in files.items():
                 f = root / p
                 f.parent.mkdir(parents=True, exist_ok=True)
                 f.write_text(t.replace('"/etc/containerd/', f'"{root}/etc/containerd/'))
-            rc, out, err = real_containerd.config_dump(binary, root / "etc/containerd/config.toml")
+            rc, out, err = _run_dump(binary, root / "etc/containerd/config.toml")
             assert rc == 0, f"containerd {version} config dump failed: {err[-500:]}"
-            return re.sub(re.escape(str(root)), "", out)
+            return out.replace(str(root), "")
 
     return dump, set(bins)
 
@@ -82,15 +116,10 @@ def _expected(shape: hs.Shape, f: Finding) -> bool:
     return False
 
 
-@lru_cache(maxsize=1)
-def _tmp() -> Path:
-    return Path(tempfile.mkdtemp(prefix="gpuxray-healthy-"))
-
-
-def _verdict(shape: hs.Shape) -> tuple[list[str], list[str], dict[str, int | None]]:
+def _verdict(shape: hs.Shape, tmp: Path) -> tuple[list[str], list[str], dict[str, int | None]]:
     """(unexpected findings, GPU pods ``why`` does not find fine — or a note when fewer than
     the two workload pods were asked about —, physical GPUs per row)."""
-    snap = load_bundle_dir(hs.build(shape, dumper=DUMPER).write(_tmp() / shape.name))
+    snap = load_bundle_dir(hs.build(shape, dumper=DUMPER).write(tmp / shape.name))
     bad = [f"{f.code} {f.status} {f.subject.kind}/{f.subject.name}: {f.message[:160]}"
            for f in _above_info(run_all(snap)) if not _expected(shape, f)]
     unfine = []
@@ -127,8 +156,8 @@ def test_the_shapes_cover_every_axis() -> None:
 
 
 @pytest.mark.parametrize("shape", hs.covering_shapes(), ids=lambda s: s.name)
-def test_covering_shape_is_quiet(shape: hs.Shape) -> None:
-    bad, unfine, physical = _verdict(shape)
+def test_covering_shape_is_quiet(shape: hs.Shape, tmp_path: Path) -> None:
+    bad, unfine, physical = _verdict(shape, tmp_path)
     assert bad == []
     assert unfine == []
     # capacity -o json: physical = physical GPUs (8 per node), null for one MIG profile
@@ -137,12 +166,13 @@ def test_covering_shape_is_quiet(shape: hs.Shape) -> None:
 
 
 @pytest.mark.slow
-def test_every_shape_is_quiet() -> None:
+def test_every_shape_is_quiet(tmp_path: Path) -> None:
     """The whole product (936 shapes): nothing above info, every GPU pod fine."""
     problems: Counter[str] = Counter()
     first: dict[str, str] = {}
     for shape in ALL:
-        bad, unfine, _ = _verdict(shape)
+        bad, unfine, _ = _verdict(shape, tmp_path)
+        shutil.rmtree(tmp_path / shape.name)
         for line in bad + unfine:
             key = line.split(":", 1)[0]
             problems[key] += 1
@@ -150,19 +180,39 @@ def test_every_shape_is_quiet() -> None:
     assert not problems, f"{sum(problems.values())} problems: {list(first.values())[:10]}"
 
 
-def test_the_dump_comes_from_the_real_binary_when_built() -> None:
-    """With CI=true every containerd version of the shapes must have its real binary once the
-    binary locator exists; without the locator the engine's dump is used (and said so)."""
-    versions = set(hs.CONTAINERDS)
-    if DUMPER is None:
-        if os.environ.get("CI") and (Path(__file__).parent / "real_containerd.py").exists():
-            pytest.fail("tests/real_containerd.py exists but could not be imported")
-        pytest.skip("tests/real_containerd.py not present: dumps come from the merge engine")
-    missing = versions - REAL_VERSIONS
+def test_the_dump_comes_from_the_real_binary() -> None:
+    """Every containerd version of the shapes has its real binary (scripts/test builds them into
+    .cache/containerd-builds); with CI=true a missing one fails, elsewhere the engine stands in
+    and the test says so."""
+    missing = set(hs.CONTAINERDS) - REAL_VERSIONS
     if missing and os.environ.get("CI"):
         pytest.fail(f"no real containerd binary for {sorted(missing)}")
     if missing:
-        pytest.skip(f"no real containerd binary for {sorted(missing)} (engine used)")
+        pytest.skip(f"no real containerd binary for {sorted(missing)}: the merge engine's dump "
+                    "is used for those shapes")
+    base = {"etc/containerd/config.toml": hs.base_config("2.3.4")}
+    assert 'version = 4' in DUMPER(base, "2.3.4")
+
+
+def test_real_containerd_refuses_the_toolkits_dropin_on_a_v3_root() -> None:
+    """Why 2.3 shapes ship config version 4: containerd 2.3's dump of a version-3 file says
+    version 4, the toolkit copies that version into its drop-in (pkg/config/engine/containerd/
+    containerd.go parseVersion on the dump), and 2.3.4 then refuses to start."""
+    bins, _ = _binaries()
+    if "2.3.4" not in bins:
+        if os.environ.get("CI"):
+            pytest.fail("no real containerd 2.3.4 binary")
+        pytest.skip("no real containerd 2.3.4 binary in .cache/containerd-builds")
+    v3 = hs.base_config("2.2.9")  # a version-3 root
+    drop = hs.toolkit_dropin(DUMPER({"etc/containerd/config.toml": v3}, "2.3.4"), cdi=True)
+    assert drop.startswith("version = 4")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "conf.d").mkdir()
+        (root / "config.toml").write_text(f'imports = ["{root}/conf.d/*.toml"]\n' + v3)
+        (root / "conf.d" / "99-nvidia.toml").write_text(drop)
+        rc, _out, err = _run_dump(bins["2.3.4"], root / "config.toml")
+    assert rc != 0 and "drop-in config version 4 higher than root config version 3" in err
 
 
 def test_device_plugin_configs_are_the_readme_ones() -> None:
@@ -182,14 +232,14 @@ def test_the_drop_in_matches_the_toolkits_own_test_shape() -> None:
 
     s = hs.Shape("v26.7.0", True, "container", "2.1.4", "ubuntu", "whole")
     base = {"etc/containerd/config.toml": hs.base_config(s.containerd)}
-    drop = tomllib.loads(hs.toolkit_dropin(hs.engine_dump(base, s.containerd), cdi=True))
+    drop = tomllib.loads(hs.toolkit_dropin(engine_dump(base, s.containerd), cdi=True))
     cri = drop["plugins"]["io.containerd.cri.v1.runtime"]
     rts = cri["containerd"]["runtimes"]
     assert set(rts) == {"runc", "nvidia", "nvidia-cdi", "nvidia-legacy"}
     assert rts["nvidia"]["options"] == {"SystemdCgroup": True, "BinaryName":
                                         "/usr/local/nvidia/toolkit/nvidia-container-runtime"}
     assert cri["containerd"]["default_runtime_name"] == "runc" and cri["enable_cdi"] is True
-    off = tomllib.loads(hs.toolkit_dropin(hs.engine_dump(base, s.containerd), cdi=False))
+    off = tomllib.loads(hs.toolkit_dropin(engine_dump(base, s.containerd), cdi=False))
     assert off["plugins"]["io.containerd.cri.v1.runtime"]["containerd"][
         "default_runtime_name"] == "nvidia"
     real = CORPUS / "containerd" / "ctk-test-v3-options.dropin" / "99-nvidia.toml"

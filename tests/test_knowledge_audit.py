@@ -158,3 +158,44 @@ def test_gx303_envvar_under_cdi_depends_on_the_runtime_class(tmp_path: Path) -> 
     b.find("clusterpolicies", "cluster-policy")["spec"]["cdi"]["enabled"] = False
     off = {f.subject.name: f for f in run_all(snapshot(b, tmp_path / "off"), ["GX303"])}
     assert off["plain"].params["nvidia_runtime"] is True  # nvidia is containerd's default
+
+
+def test_clusterpolicy_upgrade_only_not_ready_message_keeps_its_reasons() -> None:
+    """gpu-operator@v26.7.0 clusterPolicyNotReadyMessage joins parts with "; " and may give no
+    state list at all."""
+    from gpuxray.knowledge.clusterpolicy import not_ready_reasons, states_not_ready
+
+    msg = ("ClusterPolicy is not ready; NVIDIADriver upgrade has not completed; one or more "
+           "NVIDIADriver-owned Nodes are marked pending, in-progress, or failed")
+    assert states_not_ready(msg) == []
+    assert not_ready_reasons(msg) == [
+        "NVIDIADriver upgrade has not completed",
+        "one or more NVIDIADriver-owned Nodes are marked pending, in-progress, or failed"]
+    both = "ClusterPolicy is not ready; states not ready: [state-driver]; NVIDIADriver upgrade " \
+           "has not completed"
+    assert states_not_ready(both) == ["state-driver"]
+    assert not_ready_reasons(both) == ["NVIDIADriver upgrade has not completed"]
+    assert not_ready_reasons("ClusterPolicy is not ready, states not ready: [state-driver]") == []
+
+
+def test_gx305_checks_the_device_names_pods_were_given(tmp_path: Path) -> None:
+    """The names in ``unresolvable CDI devices <kind>=<device>`` are looked up in the node's
+    specs: a device plugin spec that lacks the pod's GPU UUID is stale."""
+    from gpuxray.scenarios.cdi import gpu_uuid
+
+    b = cluster()
+    _with_files(b)
+    for n in GPU_NODES:
+        add_cdi_spec(b, n)
+    known, stale = gpu_uuid("gpu-1", 0), "GPU-7f3c2a1e-9b7d-4c61-8e0a-1f2e3d4c5b6a"
+    for name, dev in (("given-known", known), ("given-stale", stale)):
+        pod = b.pod("ml", name, node="gpu-1", gpus=1, phase="Pending",
+                    tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists"}],
+                    container_statuses=[{"name": "main", "ready": False, "restartCount": 0,
+                                         "state": {"waiting": {"reason": "CreateContainerError"}}}])
+        b.event(pod, "Failed", "Error: failed to create containerd container: CDI device "
+                "injection failed: unresolvable CDI devices "
+                f"k8s.device-plugin.nvidia.com/gpu={dev}", component="kubelet", host="gpu-1")
+    node = [f for f in _gx305(b, tmp_path) if f.subject.kind == "Node"]
+    assert [(f.subject.name, f.params["unresolved"]) for f in node] == [
+        ("gpu-1", {"ml/given-stale": [f"k8s.device-plugin.nvidia.com/gpu={stale}"]})]

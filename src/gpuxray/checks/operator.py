@@ -491,6 +491,7 @@ def clusterpolicy_not_ready(snap: Snapshot) -> Iterator[Finding]:
         evs = [snap.ev(Input.CLUSTERPOLICIES, f"{cp.metadata.name} status.state="
                        + (state or "<empty>"))]
         operands: list[str] = []
+        reasons: list[str] = []
         for cond in cp.status.conditions:
             failing = ((cond.type == "Error" and cond.status == "True")
                        or (cond.type == "Ready" and cond.status == "False"))
@@ -498,6 +499,7 @@ def clusterpolicy_not_ready(snap: Snapshot) -> Iterator[Finding]:
                 evs.append(snap.ev(Input.CLUSTERPOLICIES,
                                    f"condition {cond.type}={cond.status} {cond.reason}: "
                                    f"{cond.message}"))
+                reasons += [r for r in cpk.not_ready_reasons(cond.message) if r not in reasons]
                 for s in cpk.states_not_ready(cond.message):
                     op = BY_STATE.get(s)
                     label = op.daemonset if op else s
@@ -511,10 +513,11 @@ def clusterpolicy_not_ready(snap: Snapshot) -> Iterator[Finding]:
                 if ds.metadata.name not in operands:
                     operands.append(ds.metadata.name)
         sev = Severity.INFO if state == "ignored" else None
-        desc = f": not ready: {', '.join(operands)}" if operands else ""
+        desc = (f": not ready: {', '.join(operands)}" if operands
+                else f": {'; '.join(reasons)}" if reasons else "")
         yield fail("GX410", Subject("ClusterPolicy", cp.metadata.name), evs[:MAX_EVIDENCE],
                    severity=sev, name=cp.metadata.name, state=state or "<empty>",
-                   operand_desc=desc, operands=operands)
+                   operand_desc=desc, operands=operands, reasons=reasons)
 
 
 # ----- GX411 -------------------------------------------------------------------------------

@@ -361,6 +361,27 @@ def node_cdi_specs(files: dict[str, str]) -> list[NodeSpec]:
     return out
 
 
+# ``unresolvable CDI devices k8s.device-plugin.nvidia.com/gpu=GPU-…, …`` (tags.cncf.io/
+# container-device-interface pkg/cdi/cache.go): the fully-qualified names containerd could not
+# resolve.
+_UNRESOLVED = re.compile(r"unresolvable CDI devices? ([^\s\"',;]+=[^\s\"',;]+"
+                         r"(?:,\s*[^\s\"',;]+=[^\s\"',;]+)*)", re.IGNORECASE)
+
+
+def unresolved_names(snap: Snapshot, node: str) -> dict[str, list[str]]:
+    """CDI names (``kind=device``) the pods on ``node`` failed to resolve, by ``ns/pod``: the
+    device names those pods were really given."""
+    out: dict[str, list[str]] = {}
+    for pod in snap.pods_by_node.get(node, []):
+        key = f"{pod.metadata.namespace or 'default'}/{pod.metadata.name}"
+        for m in _matches_for(snap, pod, "GX305"):
+            for hit in _UNRESOLVED.finditer(m.match.line):
+                for name in re.split(r",\s*", hit.group(1)):
+                    if name not in out.setdefault(key, []):
+                        out[key].append(name)
+    return {k: v for k, v in out.items() if v}
+
+
 def _running(pod: Pod | None) -> bool:
     return pod is not None and pod.status.phase == "Running" and all(
         st.ready for st in pod.status.container_statuses)
@@ -439,7 +460,24 @@ def cdi_unresolvable(snap: Snapshot) -> Iterator[Finding]:
                    if not any(sp.devices for sp in by_kind.get(w.kind, []))
                    or (w is cdik.TOOLKIT_SPEC
                        and not any("all" in sp.devices for sp in by_kind.get(w.kind, [])))]
+        # names pods were really given that no spec on the node declares (a stale spec)
+        unresolved = {pod: [n for n in names if n.split("=", 1)[1] not in {
+            d for sp in by_kind.get(n.split("=", 1)[0], []) for d in sp.devices}]
+            for pod, names in unresolved_names(snap, name).items()}
+        unresolved = {k: v for k, v in unresolved.items() if v}
+        if not missing and not unresolved:
+            continue
         if not missing:
+            pods_, names_ = next(iter(unresolved.items()))
+            yield fail("GX305", Subject("Node", name), [
+                *(Evidence(host.source("files", sp.path),
+                           f"kind {sp.kind}: {', '.join(sorted(sp.devices)[:8])}")
+                  for sp in specs[:3]),
+                Evidence(snap.source(Input.PODS), f"{pods_}: unresolvable {', '.join(names_)}")],
+                node=name, subject_desc=name, missing_kinds=[], unresolved=unresolved,
+                spec_kinds=sorted(by_kind), host_spec_only=False, sources=[],
+                detail=f"{name}: pods were given CDI devices no spec on the node declares "
+                       f"({', '.join(names_[:3])})")
             continue
         evs = [Evidence(host.source("files", m.path),
                         f"no CDI spec of kind {m.kind} in /etc/cdi or /var/run/cdi "
@@ -451,6 +489,7 @@ def cdi_unresolvable(snap: Snapshot) -> Iterator[Finding]:
         host_only = bool(by_kind.get(cdik.HOST_SPEC.kind))
         yield fail("GX305", Subject("Node", name), evs[:MAX_EVIDENCE], node=name,
                    subject_desc=name, missing_kinds=[m.kind for m in missing],
+                   unresolved=unresolved,
                    spec_kinds=sorted(by_kind), host_spec_only=host_only,
                    sources=[m.source for m in missing],
                    detail=f"{name}: CDI is enabled but no spec of kind "

@@ -70,6 +70,20 @@ def states_not_ready(message: str) -> list[str]:
     return out
 
 
+NOT_READY_PREFIX = "ClusterPolicy is not ready"
+
+
+def not_ready_reasons(message: str) -> list[str]:
+    """The other reasons a v26.7 not-ready message gives besides the state list
+    (``ClusterPolicy is not ready; NVIDIADriver upgrade has not completed; …``: parts joined by
+    ``"; "`` in NVIDIA/gpu-operator@v26.7.0:controllers/clusterpolicy_controller.go
+    clusterPolicyNotReadyMessage). Older messages (``…, states not ready: [...]``) have none."""
+    if not message.startswith(NOT_READY_PREFIX + ";"):
+        return []
+    parts = [p.strip() for p in message.split("; ")[1:]]
+    return [p for p in parts if p and not p.startswith("states not ready:")]
+
+
 def _get(spec: Mapping[str, Any], *path: str) -> Any:
     cur: Any = spec
     for p in path:

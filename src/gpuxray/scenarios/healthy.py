@@ -16,8 +16,8 @@ runtime's options and its own ``BinaryName`` (``config.go AddRuntimeWithOptions`
 off (the operator sets ``NVIDIA_RUNTIME_SET_AS_DEFAULT=false`` with CDI,
 ``NVIDIA/gpu-operator@v26.7.0:controllers/object_controls.go transformToolkitCtrForCDI``), then
 writes ``/etc/containerd/conf.d/99-nvidia.toml`` and adds the ``imports`` glob to config.toml
-(``config_drop_in.go``). The dump is given by a callable, so a test can run the node's real
-containerd; without one the merge engine computes it.
+(``config_drop_in.go``). The dump is given by a callable, so a test runs the node's real
+containerd (or the merge engine where the binary is missing).
 """
 
 from __future__ import annotations
@@ -30,10 +30,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gpuxray.engines.containerd.merge import analyse
-from gpuxray.engines.containerd.model import Analysis
-from gpuxray.engines.containerd.reader import FactsReader
-from gpuxray.engines.containerd.versions import resolve_version
 from gpuxray.knowledge import cdi as cdik
 from gpuxray.knowledge.driver_images import NFD_OS_ID, NFD_OS_VERSION_ID, os_tag
 from gpuxray.scenarios.builder import OPERATOR_NS, ClusterBuilder, gfd_labels
@@ -46,7 +42,7 @@ Obj = dict[str, Any]
 Dumper = Callable[[dict[str, str], str], str]
 
 OPERATORS = ("v25.10.1", "v26.3.3", "v26.7.0")
-CONTAINERDS = ("1.7.27", "2.1.4", "2.2.1", "2.3.1")
+CONTAINERDS = ("1.7.27", "2.1.9", "2.2.9", "2.3.4")
 DRIVERS = ("container", "host", "precompiled")
 OSES = ("ubuntu", "rhel", "rocky")
 GPU_MODES = ("whole", "mig-single", "mig-mixed", "time-slicing", "mps")
@@ -194,22 +190,9 @@ def base_config(version: str) -> str:
             '      SystemdCgroup = true\n')
 
 
-def _analysis(files: dict[str, str], version: str) -> Analysis:
-    return analyse(FactsReader(files), resolve_version((version, "shape")))
-
-
-def engine_dump(files: dict[str, str], version: str) -> str:
-    """``containerd config dump`` as the merge engine computes it for ``version``."""
-    a = _analysis(files, version)
-    doc: Obj = {"version": a.config_version, "plugins": a.effective}
-    imports = [f"/{p}" for p in files if p.startswith("etc/containerd/")]
-    if imports:
-        doc["imports"] = sorted(imports)
-    return _toml(doc)
-
-
 def toolkit_dropin(dump: str, *, cdi: bool) -> str:
-    """``99-nvidia.toml`` as the toolkit writes it from ``dump`` (see the module docstring)."""
+    """``99-nvidia.toml`` as the toolkit writes it from its source config ``dump`` (the daemon's
+    ``config dump``, or config.toml itself; see the module docstring)."""
     src = tomllib.loads(dump)
     ver = int(src.get("version", 2))
     plugin = "io.containerd.grpc.v1.cri" if ver == 2 else "io.containerd.cri.v1.runtime"
@@ -231,10 +214,10 @@ def toolkit_dropin(dump: str, *, cdi: bool) -> str:
         cri["enable_cdi"] = True
     else:
         ctd["default_runtime_name"] = "nvidia"
-    return _toml({"version": ver, "plugins": {plugin: cri}})
+    return toml_text({"version": ver, "plugins": {plugin: cri}})
 
 
-def _toml(doc: Obj) -> str:
+def toml_text(doc: Obj) -> str:
     """A small TOML writer for config trees (tables, strings, numbers, booleans, lists)."""
     lines: list[str] = []
 
@@ -298,8 +281,10 @@ GPUS_PER_NODE = 8
 def build(shape: Shape, *, dumper: Dumper | None = None) -> ClusterBuilder:
     """A healthy cluster of ``shape``: a CPU node, two 8-GPU nodes with their host files, the
     operator and its operands, and a running GPU workload on each GPU node. ``dumper`` runs
-    ``containerd config dump`` for the node's version on its files (default: the engine)."""
-    dump = dumper or engine_dump
+    ``containerd config dump`` for the node's version on its files (the real binary, or the
+    merge engine in a test); without one the toolkit reads config.toml itself (its file source,
+    ``toml.FromFile``) and the bundle has no dump or ``crictl info``."""
+    dump = dumper
     b = ClusterBuilder()
     b.node("cpu-0")
     os_image, kernel, os_id, os_ver = OS_INFO[shape.os]
@@ -455,16 +440,19 @@ def _workloads(b: ClusterBuilder, shape: Shape) -> None:
 
 
 # ----- host files -------------------------------------------------------------------------
-def _host(b: ClusterBuilder, node: str, shape: Shape, kernel: str, dump: Dumper) -> None:
+def _host(b: ClusterBuilder, node: str, shape: Shape, kernel: str,
+          dump: Dumper | None) -> None:
     base = {"etc/containerd/config.toml": base_config(shape.containerd)}
-    dropin = toolkit_dropin(dump(base, shape.containerd), cdi=shape.cdi)
+    source = dump(base, shape.containerd) if dump else base["etc/containerd/config.toml"]
+    dropin = toolkit_dropin(source, cdi=shape.cdi)
     main = ('imports = ["/etc/containerd/conf.d/*.toml"]\n' + base["etc/containerd/config.toml"])
     files = {"etc/containerd/config.toml": main, "etc/containerd/conf.d/99-nvidia.toml": dropin}
     for p, t in files.items():
         b.host_file(node, p, t)
-    dumped = dump(files, shape.containerd)
-    b.host_cmd(node, "containerd-config-dump.toml", dumped)
-    b.host_cmd(node, "crictl-info.json", crictl_info(dumped))
+    if dump is not None:
+        dumped = dump(files, shape.containerd)
+        b.host_cmd(node, "containerd-config-dump.toml", dumped)
+        b.host_cmd(node, "crictl-info.json", crictl_info(dumped))
     b.host_cmd(node, "containerd-version.txt",
                f"containerd github.com/containerd/containerd/v2 v{shape.containerd} "
                "05044ec0a9a75232cad458027ca83437aae3f4da\n" if not shape.containerd.startswith(
