@@ -517,7 +517,8 @@ def clusterpolicy_not_ready(snap: Snapshot) -> Iterator[Finding]:
                 else f": {'; '.join(reasons)}" if reasons else "")
         yield fail("GX410", Subject("ClusterPolicy", cp.metadata.name), evs[:MAX_EVIDENCE],
                    severity=sev, name=cp.metadata.name, state=state or "<empty>",
-                   operand_desc=desc, operands=operands, reasons=reasons)
+                   operand_desc=desc, operands=operands,
+                   **({"reasons": reasons} if reasons else {}))
 
 
 # ----- GX411 -------------------------------------------------------------------------------
