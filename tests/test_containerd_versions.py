@@ -1,9 +1,10 @@
 """Differential test of the merge engine against **every** real containerd binary: Debian's
 1.6 and the 1.7/2.x releases ``scripts/oracles/containerd.sh`` builds (tests/real_containerd.py).
 
-Hypothesis generates host trees — a root config (version absent, 2 or 3; with or without a
-runtimes table) and conf.d drop-ins of version absent/2/3/4 in every order, in the layout their
-version expects (sometimes the other one, as people write them), touching the runtime handlers
+Hypothesis generates host trees — a root config (version absent, 1, 2 or 3; with or without a
+runtimes table) and conf.d drop-ins of version absent/1/2/3/4 in every order, in the layout their
+version expects (sometimes the other one, as people write them; version-less files sometimes
+with the short ``cri`` plugin ID), touching the runtime handlers
 (``nvidia``, ``nvidia-cdi``, ``runc``), ``default_runtime_name``, ``enable_cdi``, the sandbox
 image, the registry, CNI and ``SystemdCgroup``; imports by absolute glob, by relative literal
 path, nested — and each tree is loaded by every binary (``config dump``) and by the engine
@@ -50,10 +51,13 @@ R = 'plugins."io.containerd.cri.v1.runtime"'
 IMG = 'plugins."io.containerd.cri.v1.images"'
 
 
-def _frag(name: str, v3: bool, n: int, flag: bool) -> list[tuple[str, str]]:
-    """(table header, body line) pairs of one fragment in the v2 or v3 layout."""
-    rt = R if v3 else G
-    img = IMG if v3 else G
+def _frag(name: str, v3: bool, n: int, flag: bool, short: bool = False
+          ) -> list[tuple[str, str]]:
+    """(table header, body line) pairs of one fragment in the v2 or v3 layout (``short``: the
+    v2 layout under version 1's short plugin ID ``cri``)."""
+    g = "plugins.cri" if short else G
+    rt = R if v3 else g
+    img = IMG if v3 else g
     rts = f"{rt}.containerd.runtimes"
     b = "true" if flag else "false"
     return {
@@ -69,7 +73,7 @@ def _frag(name: str, v3: bool, n: int, flag: bool) -> list[tuple[str, str]]:
         "registry": [(f"[{img}.registry]", f'config_path = "/etc/containerd/certs{n}.d"')],
         "cni": [(f"[{rt}.cni]", f'conf_dir = "/etc/cni/net{n}.d"')],
         "sandbox": ([(f"[{img}.pinned_images]", f'sandbox = "example.com/pause:{n}"')] if v3
-                    else [(f"[{G}]", f'sandbox_image = "example.com/pause:{n}"')]),
+                    else [(f"[{g}]", f'sandbox_image = "example.com/pause:{n}"')]),
         "cdi": [(f"[{rt}]", f"enable_cdi = {b}")],
     }[name]
 
@@ -81,12 +85,15 @@ DROPIN_NAMES = ("10-base.toml", "50-registry.toml", "99-nvidia.toml", "zz-late.t
 
 @st.composite
 def config_file(draw: st.DrawFn, n: int, root: bool) -> dict[str, Any]:
-    version = draw(st.sampled_from([2, 2, 3, 3, None] if root else [2, 2, 3, 3, 4, None]))
+    version = draw(st.sampled_from([2, 2, 3, 3, None, 1] if root
+                                   else [2, 2, 3, 3, 4, None, 1]))
     v3 = (version in (3, 4)) != (draw(st.integers(0, 7)) == 0)  # sometimes the other layout
+    short = not v3 and version in (None, 1) and draw(st.booleans())
     frags = draw(st.lists(st.sampled_from(FRAGMENTS), max_size=4, unique=True))
     if "nvidia" not in frags and draw(st.booleans()):
         frags.append("nvidia")
-    return {"version": version, "v3": v3, "frags": frags, "n": n, "flag": draw(st.booleans())}
+    return {"version": version, "v3": v3, "short": short, "frags": frags, "n": n,
+            "flag": draw(st.booleans())}
 
 
 @st.composite
@@ -102,7 +109,8 @@ def tree(draw: st.DrawFn) -> dict[str, Any]:
 def render(spec: dict[str, Any]) -> str:
     tables: dict[str, dict[str, str]] = {}
     for f in spec["frags"]:
-        for header, line in _frag(f, spec["v3"], spec["n"], spec["flag"]):
+        for header, line in _frag(f, spec["v3"], spec["n"], spec["flag"],
+                                  spec.get("short", False)):
             tables.setdefault(header, {})[line.split(" = ")[0]] = line  # one value per key
     top = [f"version = {spec['version']}"] if spec["version"] is not None else []
     body = "\n".join(f"{h}\n" + "\n".join(lines.values()) for h, lines in tables.items())
@@ -203,7 +211,7 @@ def _files(config: Path) -> str:
 
 #: trees per hypothesis example; each is dumped by every binary, in parallel.
 BATCH = 10
-BATCHES = int(os.environ.get("GPUXRAY_CONTAINERD_BATCHES", "12"))
+BATCHES = int(os.environ.get("GPUXRAY_CONTAINERD_BATCHES", "30"))
 
 
 def _one(bins: dict[str, Path], t: dict[str, Any]) -> list[str]:
