@@ -21,9 +21,11 @@ from gpuxray.sources.live import LOG_TAIL_LINES
 @click.option("--quiet", "-q", is_flag=True, default=False, help="No progress on stderr.")
 @click.option("--log-tail", type=click.IntRange(min=1), default=LOG_TAIL_LINES,
               show_default=True, help="Lines of each operand container log to keep.")
+@click.option("--chunk-size", type=click.IntRange(min=1), default=None,
+              help="Objects per LIST page (the API's limit; default 500), like kubectl's.")
 @agent_options
 def command(output: str | None, kubeconfig: str | None, context: str | None, quiet: bool,
-            log_tail: int, **agent: Any) -> int:
+            log_tail: int, chunk_size: int | None, **agent: Any) -> int:
     """Collect the GPU stack's objects and operand logs into a bundle (GET/LIST only, unless
     --node-agent).
 
@@ -42,7 +44,7 @@ def command(output: str | None, kubeconfig: str | None, context: str | None, qui
         raise UsageError("collect: -o/--output is required")
     step = node_step(agent)
     result = collect(output, kubeconfig, context, quiet=quiet, log_tail=log_tail,
-                     node_facts=step)
+                     node_facts=step, chunk_size=chunk_size)
     if not quiet:
         g = result.gathered
         con = err_console()

@@ -13,10 +13,35 @@ from dataclasses import dataclass
 from gpuxray.engines.podscan import runtime_scan
 from gpuxray.engines.podtext import PodMatch, scan_pod
 from gpuxray.knowledge.operands import BY_DAEMONSET, Operand, operand_for
-from gpuxray.model.k8s import ContainerStatus, CustomResource, DaemonSet, Node, Pod, Taint
+from gpuxray.model.k8s import (
+    ContainerStatus,
+    CustomResource,
+    DaemonSet,
+    Node,
+    Pod,
+    Taint,
+    Toleration,
+)
 from gpuxray.model.snapshot import Snapshot
 
 BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
+
+# The tolerations the DaemonSet controller adds to every daemon pod, on top of the template's,
+# and uses when it decides which nodes a DaemonSet covers: a cordoned node or one under memory,
+# disk or PID pressure keeps its operands (kubernetes/kubernetes@v1.37.2:
+# pkg/controller/daemon/util/daemonset_util.go AddOrUpdateDaemonPodTolerations; measured
+# against the real controller in tests/test_controlplane_daemonset.py).
+DAEMON_POD_TOLERATIONS: tuple[Toleration, ...] = (
+    Toleration(key="node.kubernetes.io/not-ready", operator="Exists", effect="NoExecute"),
+    Toleration(key="node.kubernetes.io/unreachable", operator="Exists", effect="NoExecute"),
+    Toleration(key="node.kubernetes.io/disk-pressure", operator="Exists", effect="NoSchedule"),
+    Toleration(key="node.kubernetes.io/memory-pressure", operator="Exists", effect="NoSchedule"),
+    Toleration(key="node.kubernetes.io/pid-pressure", operator="Exists", effect="NoSchedule"),
+    Toleration(key="node.kubernetes.io/unschedulable", operator="Exists", effect="NoSchedule"),
+)
+# added as well when the pod uses the host's network
+HOST_NETWORK_TOLERATION = Toleration(key="node.kubernetes.io/network-unavailable",
+                                     operator="Exists", effect="NoSchedule")
 
 
 def owner_daemonset(pod: Pod) -> str | None:
@@ -170,13 +195,23 @@ class Coverage:
         return not self.selector_missing and not self.untolerated
 
 
+def daemon_pod_tolerations(ds: DaemonSet) -> list[object]:
+    """The template's tolerations plus those the DaemonSet controller adds to daemon pods."""
+    spec = ds.spec.template.spec
+    extra: tuple[Toleration, ...] = DAEMON_POD_TOLERATIONS
+    if spec.host_network:
+        extra = (*extra, HOST_NETWORK_TOLERATION)
+    return [*spec.tolerations, *extra]
+
+
 def coverage(ds: DaemonSet, node: Node) -> Coverage:
     labels = node.metadata.labels
     spec = ds.spec.template.spec
     missing = tuple((k, v, labels.get(k)) for k, v in spec.node_selector.items()
                     if labels.get(k) != v)
+    tols = daemon_pod_tolerations(ds)
     taints = tuple(t for t in node.spec.taints if t.effect in BLOCKING_EFFECTS
-                   and not tolerates(list(spec.tolerations), t))
+                   and not tolerates(tols, t))
     return Coverage(missing, taints)
 
 

@@ -147,6 +147,7 @@ class PodSpec(PodSpecCore):
     tolerations: list[Toleration] = []
     runtime_class_name: str | None = None
     resource_claims: list[PodResourceClaim] = []
+    host_network: bool = False
 
 
 class ContainerStateWaiting(_K):

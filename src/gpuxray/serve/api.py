@@ -247,6 +247,12 @@ def handle(store: BundleStore, method: str, target: str, host: str = "") -> Resp
     if len(rest) >= 3 and rest[0] == "namespaces":
         namespace, rest = rest[1], rest[2:]
     res = by_name.get(rest[0]) if rest else None
+    if res is None and len(parts) == 7 and parts[:3] == ["apis", "coordination.k8s.io", "v1"] \
+            and parts[3] == "namespaces" and parts[5] == "leases":
+        # every real API server has node leases; a bundle holds none (kubectl describe node
+        # asks for one and prints the answer, as measured against kube-apiserver 1.37)
+        return status_response(404, "NotFound", f'leases.coordination.k8s.io "{parts[6]}" not '
+                               "found", name=parts[6], kind="leases")
     if res is None or (namespace is not None and not res.namespaced):
         return status_response(404, "NotFound", "the server could not find the requested resource")
     if len(rest) == 1:

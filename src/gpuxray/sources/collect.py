@@ -10,6 +10,7 @@ Secrets are never listed; credentials in what is listed are redacted (:mod:`.red
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import os
@@ -237,11 +238,15 @@ def write_bundle(out: str, transport: Transport, progress: Progress, *, context:
 def collect(out: str, kubeconfig: str | None, context: str | None, *, quiet: bool,
             log_tail: int = LOG_TAIL_LINES,
             node_facts: Callable[[KubeTransport], NodeFactsStep] | None = None,
-            ) -> CollectResult:
-    """``node_facts`` builds the node step from the transport (it needs its credentials)."""
+            chunk_size: int | None = None) -> CollectResult:
+    """``node_facts`` builds the node step from the transport (it needs its credentials);
+    ``chunk_size`` is the LIST page size (``limit``), like kubectl's ``--chunk-size``."""
     transport, name = kube_transport(kubeconfig, context)
+    policy = live.DEFAULT_POLICY
+    if chunk_size:
+        policy = dataclasses.replace(policy, page_size=chunk_size)
     progress = Progress(quiet)
     progress.line(f"gpuxray: collecting from {transport.host} (context {name or '-'}), read-only"
                   + (" + node agent" if node_facts else ""))
     return write_bundle(out, transport, progress, context=name, log_tail=log_tail,
-                        node_facts=node_facts(transport) if node_facts else None)
+                        policy=policy, node_facts=node_facts(transport) if node_facts else None)
