@@ -271,9 +271,13 @@ PLURALS = {"Node": "nodes", "Pod": "pods", "Namespace": "namespaces", "Event": "
            "ClusterRole": "clusterroles", "ClusterRoleBinding": "clusterrolebindings",
            "Role": "roles", "RoleBinding": "rolebindings",
            "CustomResourceDefinition": "customresourcedefinitions",
-           "ClusterPolicy": "clusterpolicies", "NVIDIADriver": "nvidiadrivers"}
+           "ClusterPolicy": "clusterpolicies", "NVIDIADriver": "nvidiadrivers",
+           "DeviceClass": "deviceclasses", "ResourceSlice": "resourceslices",
+           "ResourceClaim": "resourceclaims", "ResourceClaimTemplate": "resourceclaimtemplates",
+           "ComputeDomain": "computedomains"}
 CLUSTER_SCOPED = {"Node", "Namespace", "RuntimeClass", "ClusterRole", "ClusterRoleBinding",
-                  "CustomResourceDefinition", "ClusterPolicy", "NVIDIADriver"}
+                  "CustomResourceDefinition", "ClusterPolicy", "NVIDIADriver", "DeviceClass",
+                  "ResourceSlice"}
 
 
 def strip_server_fields(obj: Obj) -> Obj:
@@ -293,24 +297,26 @@ def strip_server_fields(obj: Obj) -> Obj:
 
 
 # ----- replaying a cluster ----------------------------------------------------------------
-CRDS = (("clusterpolicies", "ClusterPolicy", "v1", "Cluster"),
-        ("nvidiadrivers", "NVIDIADriver", "v1alpha1", "Cluster"))
-LOAD_ORDER = ("runtimeclasses", "nodes", "resourcequotas", "configmaps", "deployments",
+CRDS = (("nvidia.com", "clusterpolicies", "ClusterPolicy", "v1", "Cluster"),
+        ("nvidia.com", "nvidiadrivers", "NVIDIADriver", "v1alpha1", "Cluster"),
+        ("resource.nvidia.com", "computedomains", "ComputeDomain", "v1beta1", "Namespaced"))
+LOAD_ORDER = ("runtimeclasses", "nodes", "deviceclasses", "resourceslices", "resourcequotas",
+              "configmaps", "resourceclaimtemplates", "resourceclaims", "deployments",
               "replicasets", "statefulsets", "jobs", "daemonsets", "pods", "events",
-              "clusterpolicies", "nvidiadrivers")
+              "clusterpolicies", "nvidiadrivers", "computedomains")
 # kinds whose status is written as recorded; a ResourceQuota's is the quota controller's own
 # count, and the controllers may rewrite the workloads' later
 STATUS_KINDS = {"Pod", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet", "Job",
-                "ClusterPolicy", "NVIDIADriver"}
+                "ClusterPolicy", "NVIDIADriver", "ResourceClaim", "ComputeDomain"}
 
 
 def install_crds(cp: ControlPlane) -> None:
-    """The GPU Operator's two CRDs, schema-less (status as a subresource), so its objects can
-    be replayed."""
-    for plural, kind, version, scope in CRDS:
+    """The GPU Operator's two CRDs and the DRA driver's ComputeDomain, schema-less (status as
+    a subresource), so their objects can be replayed."""
+    for group, plural, kind, version, scope in CRDS:
         crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-               "metadata": {"name": f"{plural}.nvidia.com"},
-               "spec": {"group": "nvidia.com", "scope": scope,
+               "metadata": {"name": f"{plural}.{group}"},
+               "spec": {"group": group, "scope": scope,
                         "names": {"plural": plural, "kind": kind,
                                   "singular": kind.lower(), "listKind": kind + "List"},
                         "versions": [{"name": version, "served": True, "storage": True,
@@ -322,9 +328,9 @@ def install_crds(cp: ControlPlane) -> None:
                                  "customresourcedefinitions", crd)
         if status not in (201, 409):
             raise RuntimeError(f"CRD {plural}: {status} {out}")
-    for plural, _kind, version, _scope in CRDS:
-        cp.wait(f"CRD {plural} served", lambda p=plural, v=version: cp.request(
-            "GET", f"/apis/nvidia.com/{v}/{p}")[0] == 200, timeout=60)
+    for group, plural, _kind, version, _scope in CRDS:
+        cp.wait(f"CRD {plural} served", lambda g=group, p=plural, v=version: cp.request(
+            "GET", f"/apis/{g}/{v}/{p}")[0] == 200, timeout=60)
 
 
 def load_cluster(cp: ControlPlane, cluster: dict[str, list[Obj]]) -> dict[str, Obj]:

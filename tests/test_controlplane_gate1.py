@@ -26,8 +26,9 @@ import controlplane as cplane
 from controlplane_fixture import control_plane, namespace  # noqa: F401
 from gpuxray.diagnose.why import why_pod
 from gpuxray.engines.capacity import gpu_requests, pod_requests
-from gpuxray.engines.scheduling import admissibility, parse_fit_error, resource_fit
+from gpuxray.engines.scheduling import parse_fit_error, resource_fit
 from gpuxray.model.k8s import Pod
+from gpuxray.model.placement import admissibility
 from gpuxray.model.snapshot import Snapshot
 from gpuxray.scenarios.builder import ClusterBuilder
 from gpuxray.sources import live
