@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,10 @@ GPU_FRACTION = 0.8  # share of nodes that are GPU nodes
 PRODUCTS = [("NVIDIA-A100-SXM4-80GB", 8, 81920), ("NVIDIA-H100-80GB-HBM3", 8, 81559),
             ("NVIDIA-L40S", 4, 46068)]
 ENC = msgspec.json.Encoder()
+# operands a default ClusterPolicy deploys on a non-MIG node (standalone DCGM and the node status
+# exporter are off by default): six pods per GPU node
+OPERATOR_DEPLOY = ("driver", "container-toolkit", "device-plugin", "dcgm-exporter",
+                   "gpu-feature-discovery", "operator-validator")
 
 
 def _uid(rng: random.Random) -> str:
@@ -43,7 +48,7 @@ def _managed(manager: str, ts: str) -> list[dict[str, Any]]:
                                        "f:startTime": {}}}}]
 
 
-def node(i: int, rng: random.Random, gpu: bool) -> dict[str, Any]:
+def node(i: int, rng: random.Random, gpu: bool, operator: bool = False) -> dict[str, Any]:
     name = f"node-{i:05d}"
     labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
               "kubernetes.io/arch": "amd64", "topology.kubernetes.io/zone": f"zone-{i % 3}",
@@ -61,6 +66,11 @@ def node(i: int, rng: random.Random, gpu: bool) -> dict[str, Any]:
                        "nvidia.com/gpu.deploy.device-plugin": "true",
                        "nvidia.com/gpu.deploy.driver": "true",
                        "nvidia.com/gpu.deploy.container-toolkit": "true"})
+        if operator:  # what NFD, GFD and the operator put on a node it manages
+            labels.update({f"nvidia.com/gpu.deploy.{c}": "true" for c in OPERATOR_DEPLOY})
+            labels.update({"nvidia.com/gpu.family": "hopper" if "H100" in product else "ampere",
+                           "nvidia.com/cuda.driver-version.full": "580.95.05",
+                           "nvidia.com/mig.capable": "false"})
         cap["nvidia.com/gpu"] = str(count)
         taints = [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
     alloc = dict(cap)
@@ -93,11 +103,11 @@ def node(i: int, rng: random.Random, gpu: bool) -> dict[str, Any]:
 
 
 def pod(i: int, rng: random.Random, node_name: str | None, gpu_node: bool,
-        free_gpus: list[int]) -> dict[str, Any]:
-    team = f"team-{i % 40}"
+        free_gpus: list[int], namespaces: int = 40, gpu_share: float = 0.5) -> dict[str, Any]:
+    team = f"team-{i % namespaces}"
     name = f"job-{i:07d}"
     gpus = 0
-    if gpu_node and free_gpus[0] > 0 and rng.random() < 0.5:
+    if gpu_node and free_gpus[0] > 0 and rng.random() < gpu_share:
         gpus = min(free_gpus[0], rng.choice((1, 1, 2, 4)))
         free_gpus[0] -= gpus
     limits = {"cpu": "8", "memory": "64Gi"}
@@ -188,6 +198,63 @@ def event(i: int, rng: random.Random, pod_obj: dict[str, Any]) -> dict[str, Any]
             "source": {"component": "default-scheduler"}, "reportingComponent": "default-scheduler"}
 
 
+@dataclass(frozen=True)
+class Pending:
+    """``count`` pending GPU pods. ``job`` set: identical pods of one Job (one shape);
+    ``per_node``: each pod pinned to its own node by a required node affinity, the way a
+    DaemonSet's pods are (a distinct shape per pod)."""
+
+    count: int
+    gpus: int
+    job: str = ""
+    per_node: bool = False
+    selector: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Knobs of a generated cluster. Counts are for 5,000 nodes and scale with the node count
+    (the pod total stays ``nodes × pods_per_node`` whatever the shape: operand and pending pods
+    replace ordinary ones)."""
+
+    name: str
+    operator: bool = False  # GPU Operator stack, CDI on: ClusterPolicy, operand DaemonSets/pods
+    namespaces: int = 40
+    deployments: int = 0  # workload pods owned by ReplicaSets of Deployments (templates kept)
+    jobs: int = 0  # … and by Jobs
+    runtime_class_share: float = 0.0  # share of bound GPU pods naming RuntimeClass nvidia
+    pending: tuple[Pending, ...] = ()  # empty: nodes // 100 pending 8-GPU pods (plain)
+    failed_scheduling_per_pending: int = 1  # FailedScheduling events per pending pod
+    other_warnings: int = 0  # BackOff / Unhealthy / FailedMount events on bound pods
+    gpu_share: float = 0.5  # chance a bound pod on a GPU node with GPUs left asks for some
+    mustgather: bool = False  # write the cluster as must-gather output instead of a bundle
+
+    def scaled(self, nodes: int, n: int) -> int:
+        return max(1, round(n * nodes / 5000)) if n else 0
+
+
+FLEET = Shape(
+    "fleet", operator=True, namespaces=400, deployments=5000, jobs=900,
+    runtime_class_share=0.8,  # ~16k of ~20k bound GPU pods
+    pending=(Pending(300, 8, job="llm-finetune"), Pending(500, 1),
+             Pending(200, 4, selector={"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}),
+             Pending(300, 2)),
+    failed_scheduling_per_pending=5,  # 6.5k FailedScheduling (retries with changing counts)
+    other_warnings=2500)
+SHAPES: dict[str, Shape] = {
+    "plain": Shape("plain"),
+    "fleet": FLEET,
+    "pending-storm": Shape(
+        "pending-storm",
+        pending=(Pending(2700, 8, job="llm-pretrain"), Pending(600, 4, job="vision-sweep"),
+                 Pending(400, 1, job="eval",
+                         selector={"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}),
+                 Pending(200, 2), Pending(1000, 1, per_node=True)),
+        gpu_share=1.0),  # every GPU taken: the storm waits on a full fleet
+    "mustgather": replace(FLEET, name="mustgather", mustgather=True),
+}
+
+
 def _write_list(path: Path, items: list[dict[str, Any]]) -> None:
     with open(path, "wb") as fh:
         fh.write(b'{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[')
@@ -198,13 +265,165 @@ def _write_list(path: Path, items: list[dict[str, Any]]) -> None:
         fh.write(b"]}")
 
 
-def generate(out: Path, nodes: int, pods_per_node: int, seed: int = 7) -> Path:
-    """Write the bundle, streaming pods to disk: a 20,000-node fleet never sits in memory."""
+def _suffix(rng: random.Random, n: int = 5) -> str:
+    return "".join(rng.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(n))
+
+
+class _Controllers:
+    """Deployments → ReplicaSets → pods, and Jobs → pods: owners assigned round-robin to the
+    workload pods, each controller keeping its pod template."""
+
+    def __init__(self, shape: Shape, nodes: int, rng: random.Random) -> None:
+        self.rng = rng
+        self.deployments: list[dict[str, Any]] = []
+        self.replicasets: list[dict[str, Any]] = []
+        self.jobs: list[dict[str, Any]] = []
+        self.owners: list[tuple[str, dict[str, Any], str]] = []  # (kind, owner obj, pod prefix)
+        ns = shape.namespaces
+        for d in range(shape.scaled(nodes, shape.deployments)):
+            name, team = f"svc-{d:05d}", f"team-{d % ns}"
+            h = f"{rng.getrandbits(40):010x}"[:10]
+            dep = self._obj("apps/v1", "Deployment", name, team, {"app": name})
+            rs = self._obj("apps/v1", "ReplicaSet", f"{name}-{h}", team,
+                           {"app": name, "pod-template-hash": h}, owner=dep)
+            self.deployments.append(dep)
+            self.replicasets.append(rs)
+            self.owners.append(("ReplicaSet", rs, f"{name}-{h}-"))
+        for j in range(shape.scaled(nodes, shape.jobs)):
+            name, team = f"train-{j:04d}", f"team-{j % ns}"
+            job = self._obj("batch/v1", "Job", name, team, {"job-name": name})
+            self.jobs.append(job)
+            self.owners.append(("Job", job, f"{name}-"))
+
+    def _obj(self, api: str, kind: str, name: str, ns: str, labels: dict[str, str],
+             owner: dict[str, Any] | None = None) -> dict[str, Any]:
+        m: dict[str, Any] = {"name": name, "namespace": ns, "uid": _uid(self.rng),
+                             "resourceVersion": str(self.rng.getrandbits(24)),
+                             "creationTimestamp": "2026-11-20T08:00:00Z", "labels": labels,
+                             "generation": 1}
+        if owner is not None:
+            m["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": owner["kind"],
+                                     "name": owner["metadata"]["name"],
+                                     "uid": owner["metadata"]["uid"], "controller": True,
+                                     "blockOwnerDeletion": True}]
+        return {"apiVersion": api, "kind": kind, "metadata": m,
+                "spec": {"selector": {"matchLabels": labels}, "template": None},
+                "status": {}}
+
+    def adopt(self, k: int, p: dict[str, Any]) -> None:
+        """Make pod ``p`` the ``k``-th workload pod's controller's pod (round-robin)."""
+        kind, owner, prefix = self.owners[k % len(self.owners)]
+        m = p["metadata"]
+        m["name"] = prefix + _suffix(self.rng)
+        m["namespace"] = owner["metadata"]["namespace"]
+        m["labels"] = dict(owner["spec"]["selector"]["matchLabels"])
+        m["ownerReferences"] = [{"apiVersion": owner["apiVersion"], "kind": kind,
+                                 "name": owner["metadata"]["name"],
+                                 "uid": owner["metadata"]["uid"], "controller": True,
+                                 "blockOwnerDeletion": True}]
+        spec = owner["spec"]
+        if spec["template"] is None:  # the first pod's spec is the template
+            tmpl = {k2: v for k2, v in p["spec"].items() if k2 != "nodeName"}
+            spec["template"] = {"metadata": {"labels": m["labels"]}, "spec": tmpl}
+            st = owner["status"]
+            if kind == "ReplicaSet":
+                st.update({"replicas": 0, "readyReplicas": 0, "availableReplicas": 0})
+            else:
+                st.update({"active": 0, "startTime": "2026-11-28T10:00:00Z"})
+        st = owner["status"]
+        if kind == "ReplicaSet":
+            spec["replicas"] = spec.get("replicas", 0) + 1
+            for key in ("replicas", "readyReplicas", "availableReplicas"):
+                st[key] += 1
+        else:
+            spec["parallelism"] = spec.get("parallelism", 0) + 1
+            st["active"] += 1
+
+    def finish(self) -> None:
+        by_name = {(r["metadata"]["namespace"], r["metadata"]["ownerReferences"][0]["name"]): r
+                   for r in self.replicasets}
+        for d in self.deployments:
+            rs = by_name[(d["metadata"]["namespace"], d["metadata"]["name"])]
+            d["spec"]["template"] = rs["spec"]["template"] or {"spec": {"containers": []}}
+            d["spec"]["replicas"] = rs["spec"].get("replicas", 0)
+            d["status"] = {"replicas": d["spec"]["replicas"],
+                           "readyReplicas": d["spec"]["replicas"],
+                           "availableReplicas": d["spec"]["replicas"], "observedGeneration": 1}
+        for obj in self.replicasets + self.jobs:
+            if obj["spec"]["template"] is None:
+                obj["spec"]["template"] = {"metadata": {}, "spec": {"containers": []}}
+                obj["spec"]["replicas" if obj["kind"] == "ReplicaSet" else "parallelism"] = 0
+
+
+def _pending_pod(i: int, rng: random.Random, g: Pending, k: int, nodes: int,
+                 namespaces: int, job_uid: str) -> dict[str, Any]:
+    p = pod(i, rng, None, True, [8], namespaces)
+    c = p["spec"]["containers"][0]
+    c["resources"]["limits"]["nvidia.com/gpu"] = str(g.gpus)
+    if g.selector:
+        p["spec"]["nodeSelector"] = dict(g.selector)
+    if g.job:  # identical pods of one Job: one namespace, labels and template
+        m = p["metadata"]
+        m["name"] = f"{g.job}-{_suffix(rng)}"
+        m["namespace"] = "research"
+        m["labels"] = {"batch.kubernetes.io/job-name": g.job, "job-name": g.job,
+                       "batch.kubernetes.io/controller-uid": job_uid}
+        m["ownerReferences"][0].update({"name": g.job, "uid": job_uid})
+        m.pop("annotations")  # the Job controller writes no last-applied annotation
+    if g.per_node:
+        target = f"node-{k % max(1, int(nodes * GPU_FRACTION)):05d}"
+        p["metadata"]["name"] = f"node-agent-{target[5:]}-{_suffix(rng)}"
+        p["metadata"]["namespace"] = "monitoring"
+        p["metadata"]["ownerReferences"][0].update({"apiVersion": "apps/v1",
+                                                    "kind": "DaemonSet", "name": "node-agent"})
+        p["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [target]}]}]}}}
+    return p
+
+
+WARNINGS = [  # (reason, message, component) on bound pods, as the kubelet words them
+    ("BackOff", "Back-off restarting failed container main in pod {pod}_{ns}({uid})", "kubelet"),
+    ("Unhealthy", "Readiness probe failed: Get \"http://10.244.3.7:8080/healthz\": context "
+                  "deadline exceeded (Client.Timeout exceeded while awaiting headers)", "kubelet"),
+    ("FailedMount", "MountVolume.SetUp failed for volume \"config\" : configmap \"{pod}-config\" "
+                    "not found", "kubelet"),
+]
+
+
+def generate(out: Path, nodes: int, pods_per_node: int, seed: int = 7,
+             shape: Shape | str = "plain") -> Path:
+    """Write the cluster, streaming pods to disk: a 20,000-node fleet never sits in memory
+    (operand pods, few per node, are built in memory by the scenario builder first)."""
+    sh = SHAPES[shape] if isinstance(shape, str) else shape
+    if sh.mustgather:
+        from mustgather import write_mustgather  # the same cluster as must-gather output
+
+        bundle = generate(out.parent / f"{out.name}.bundle", nodes, pods_per_node, seed,
+                          replace(sh, mustgather=False))
+        return write_mustgather(bundle, out)
     rng = random.Random(seed)
     (out / "cluster").mkdir(parents=True, exist_ok=True)
-    node_objs = []
+    gpu_count = int(nodes * GPU_FRACTION)
+    node_objs = [node(n, rng, n < gpu_count, sh.operator) for n in range(nodes)]
+    extra: dict[str, list[dict[str, Any]]] = {}
+    files: dict[str, str] = {}
+    operands: dict[str, list[dict[str, Any]]] = {}  # node -> operand pods
+    if sh.operator:
+        extra, files, operands = _operator_stack(node_objs[:gpu_count])
+    pending = sh.pending or (Pending(max(1, nodes // 100), 8),)
+    scaled = [replace(g, count=sh.scaled(nodes, g.count)) if sh.pending else g for g in pending]
+    n_pending = sum(g.count for g in scaled)
+    n_operand = sum(len(v) for v in operands.values())
+    workload = nodes * pods_per_node - n_pending - n_operand
+    if not sh.pending:  # plain: today's layout, pods_per_node on every node plus the pending
+        workload = nodes * pods_per_node
+    ctl = _Controllers(sh, nodes, rng) if sh.deployments or sh.jobs else None
     sampled: list[dict[str, Any]] = []  # every Nth pod gets an event
     every = max(1, nodes * pods_per_node // 20000)
+    warn_every = max(1, workload // sh.scaled(nodes, sh.other_warnings)) \
+        if sh.other_warnings else 0
+    warnings: list[dict[str, Any]] = []
     i = 0
     with open(out / "cluster" / "pods.json", "wb") as fh:
         fh.write(b'{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[')
@@ -218,30 +437,122 @@ def generate(out: Path, nodes: int, pods_per_node: int, seed: int = 7) -> Path:
                 sampled.append(p)
             i += 1
 
-        for n in range(nodes):
-            gpu = n < nodes * GPU_FRACTION
-            nd = node(n, rng, gpu)
-            node_objs.append(nd)
+        k = 0
+        for n, nd in enumerate(node_objs):
+            gpu = n < gpu_count
+            name = nd["metadata"]["name"]
             free = [int(nd["status"]["allocatable"].get("nvidia.com/gpu", "0"))]
-            for _ in range(pods_per_node):
-                put(pod(i, rng, nd["metadata"]["name"], gpu, free))
-        for _ in range(max(1, nodes // 100)):  # a few pending GPU pods
-            p = pod(i, rng, None, True, [8])
-            p["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "8"
-            put(p)
+            for op in operands.get(name, []):
+                put(op)
+            share = workload // nodes + (1 if n < workload % nodes else 0)
+            for _ in range(share):
+                p = pod(i, rng, name, gpu, free, sh.namespaces, sh.gpu_share)
+                if ctl is not None:
+                    ctl.adopt(k, p)
+                if (sh.runtime_class_share and "nvidia.com/gpu" in
+                        p["spec"]["containers"][0]["resources"]["limits"]
+                        and rng.random() < sh.runtime_class_share):
+                    p["spec"]["runtimeClassName"] = "nvidia"
+                if warn_every and k % warn_every == warn_every // 2:
+                    warnings.append(_warning(rng, p, len(warnings)))
+                k += 1
+                put(p)
+        job_uids = {g.job: _uid(rng) for g in scaled if g.job}
+        pending_objs = []
+        for g in scaled:
+            for j in range(g.count):
+                p = _pending_pod(i, rng, g, j, nodes, sh.namespaces, job_uids.get(g.job, ""))
+                pending_objs.append(p)
+                put(p)
         fh.write(b"]}")
+    if ctl is not None:
+        ctl.finish()
+        extra["deployments"] = extra.get("deployments", []) + ctl.deployments
+        extra["replicasets"] = ctl.replicasets
+        extra["jobs"] = ctl.jobs
     _write_list(out / "cluster" / "nodes.json", node_objs)
-    _write_list(out / "cluster" / "events.json",
-                [event(k, rng, p) for k, p in enumerate(sampled)])
+    if not sh.pending:  # plain: a sample of the pods, pending ones included, one event each
+        events = [event(k, rng, p) for k, p in enumerate(sampled)]
+    else:  # every pending pod has its scheduler events
+        events = [event(k, rng, p) for k, p in enumerate(sampled) if "nodeName" in p["spec"]]
+        for p in pending_objs:
+            events += _failed_scheduling(rng, p, nodes, sh.failed_scheduling_per_pending)
+    _write_list(out / "cluster" / "events.json", events + warnings + extra.pop("events", []))
     for res in ("daemonsets", "deployments", "replicasets", "jobs", "statefulsets",
                 "runtimeclasses", "resourcequotas", "configmaps", "clusterpolicies",
                 "nvidiadrivers"):
-        _write_list(out / "cluster" / f"{res}.json", [])
+        _write_list(out / "cluster" / f"{res}.json", extra.get(res, []))
+    for rel, text in files.items():
+        f = out / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(text)
     (out / "manifest.json").write_text(json.dumps(
         {"format": "gpuxray-bundle/1", "collected_at": "2026-11-29T12:00:00Z",
-         "collector": "bench/generate.py", "source": {"kind": "synthetic"},
+         "collector": "bench/generate.py", "source": {"kind": "synthetic", "shape": sh.name},
          "operator_namespace": "gpu-operator", "errors": []}))
     return out
+
+
+def _failed_scheduling(rng: random.Random, p: dict[str, Any], nodes: int,
+                       times: int) -> list[dict[str, Any]]:
+    """The scheduler's events for a pending pod: one per retry whose message changed (the
+    counts move as the fleet's pods come and go), as the event recorder keeps them."""
+    out = []
+    gpu_nodes = int(nodes * GPU_FRACTION)
+    for t in range(times):
+        e = event(0, rng, p)
+        busy = gpu_nodes - t % 7
+        rest = nodes - busy
+        if p["spec"].get("affinity") or p["spec"].get("nodeSelector"):
+            e["message"] = (f"0/{nodes} nodes are available: {1 if p['spec'].get('affinity') else busy // 3} "
+                            f"Insufficient nvidia.com/gpu, {nodes - (1 if p['spec'].get('affinity') else busy // 3)} "
+                            "node(s) didn't match Pod's node affinity/selector. preemption: "
+                            f"0/{nodes} nodes are available: {nodes} No preemption victims found "
+                            "for incoming pod.")
+        else:
+            e["message"] = (f"0/{nodes} nodes are available: {busy} Insufficient nvidia.com/gpu, "
+                            f"{rest} node(s) had untolerated taint {{node-role.kubernetes.io/"
+                            f"control-plane: }}. preemption: 0/{nodes} nodes are available: "
+                            f"{busy} No preemption victims found for incoming pod, {rest} "
+                            "Preemption is not helpful for scheduling.")
+        e["count"] = 1 + t * 3
+        out.append(e)
+    return out
+
+
+def _warning(rng: random.Random, p: dict[str, Any], k: int) -> dict[str, Any]:
+    reason, msg, comp = WARNINGS[k % len(WARNINGS)]
+    m = p["metadata"]
+    e = event(k, rng, p)
+    e.update({"reason": reason, "type": "Warning", "count": 1 + k % 40,
+              "message": msg.format(pod=m["name"], ns=m["namespace"], uid=m["uid"]),
+              "source": {"component": comp, "host": p["spec"].get("nodeName", "")},
+              "reportingComponent": comp})
+    return e
+
+
+def _operator_stack(gpu_nodes: list[dict[str, Any]]) -> tuple[
+        dict[str, list[dict[str, Any]]], dict[str, str], dict[str, list[dict[str, Any]]]]:
+    """The healthy GPU Operator deployment of :mod:`gpuxray.scenarios.operator` on these nodes:
+    objects by resource, files (operand logs), and the operand pods by node."""
+    from gpuxray.scenarios.builder import ClusterBuilder
+    from gpuxray.scenarios.operator import add_gpu_operator
+
+    class _Indexed(ClusterBuilder):
+        def find(self, resource: str, name: str, namespace: str | None = None) -> Any:
+            if resource == "nodes" and namespace is None:
+                return self._nodes[name]
+            return super().find(resource, name, namespace)
+
+    b = _Indexed()
+    b._nodes = {n["metadata"]["name"]: n for n in gpu_nodes}  # type: ignore[attr-defined]
+    b.cluster["nodes"] = gpu_nodes
+    add_gpu_operator(b, [n["metadata"]["name"] for n in gpu_nodes])
+    by_node: dict[str, list[dict[str, Any]]] = {}
+    for p in b.cluster.pop("pods", []):
+        by_node.setdefault(p["spec"]["nodeName"], []).append(p)
+    b.cluster.pop("nodes")
+    return b.cluster, dict(b.files), by_node
 
 
 def main() -> None:
@@ -250,8 +561,9 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--pods-per-node", type=int, default=20)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--shape", choices=sorted(SHAPES), default="plain")
     a = ap.parse_args()
-    generate(a.out, a.nodes, a.pods_per_node, a.seed)
+    generate(a.out, a.nodes, a.pods_per_node, a.seed, a.shape)
 
 
 if __name__ == "__main__":

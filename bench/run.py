@@ -1,18 +1,24 @@
 """Benchmark runner: gpuxray against baselines measured on the same machine in the same run.
 
-Targets (5,000 nodes / 100,000 pods), whole processes:
-  * floor = a process that only reads the bundle's files and skim-decodes them with msgspec;
-  * ``gpuxray capacity`` ≤ 3× floor, ``gpuxray check`` ≤ 4× floor;
-  * peak RSS ≤ 2× the bundle's size on disk;
-  * ``gpuxray why`` one pod ≤ 1.5× ``capacity`` (no per-pod rescans);
-  * live collection through ``gpuxray serve`` ≥ 20× faster than ``kubectl describe nodes`` on
-    the same served bundle, with a request count of O(kinds × pages);
-  * scaling 500 / 5,000 / 20,000 nodes: time and memory grow linearly.
+Targets on every shape (``generate.SHAPES``) at 5,000 nodes / 100,000 pods, whole processes:
+  * floor = a process that only reads every file of the input and decodes its documents
+    (JSON skim-decoded with msgspec, YAML parsed with PyYAML's C loader);
+  * ``gpuxray capacity`` ≤ 2× floor, ``gpuxray check`` ≤ 3× floor;
+  * ``gpuxray why`` one pod ≤ ``capacity``;
+  * peak RSS ≤ 1.8× the input's size on disk;
+  * the ``check -o json`` report grows with the distinct problems, not with the pods (checked
+    across sizes: a report over 1.5× the smaller size's per distinct finding fails);
+  * live: ``capacity``/``why`` against ``gpuxray serve`` ≥ 20× faster than ``kubectl describe
+    nodes`` on the same served fleet-shaped bundle (``--live-nodes``, 500 by default), and
+    ``collect`` with a request count of O(kinds × pages);
+  * scaling 5,000 → 20,000 nodes (``--sizes``): ``check`` time within 4.3×.
 
-Each measurement is the best of ``--repeat`` rounds, every command once per round (wall time;
-peak RSS: the highest seen, from wait4).
+The commands of one shape run once per round, ``--repeat`` rounds interleaved; a ratio is each
+round's command over the same round's floor: the table gives the best round's and the spread
+(min–max) over the rounds. Peak RSS is the highest seen (wait4).
 
-    python bench/run.py [--sizes 500,5000,20000] [--main 5000] [--repeat 5] [--work DIR] [--no-live]
+    python bench/run.py [--shapes plain,fleet,pending-storm,mustgather] [--sizes 5000,20000]
+                        [--main 5000] [--repeat 5] [--work DIR] [--no-live]
 """
 
 from __future__ import annotations
@@ -34,17 +40,21 @@ import msgspec
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from generate import generate  # noqa: E402
+from generate import SHAPES, generate  # noqa: E402
 
 FLOOR = r"""
-import sys, pathlib, msgspec
+import sys, pathlib, msgspec, yaml
 class Skim(msgspec.Struct, gc=False):
     pass
 class L(msgspec.Struct, gc=False):
     items: list[Skim] = []
 n = 0
-for f in sorted(pathlib.Path(sys.argv[1], "cluster").glob("*.json")):
-    n += len(msgspec.json.decode(f.read_bytes(), type=L).items)
+for f in sorted(p for p in pathlib.Path(sys.argv[1]).rglob("*") if p.is_file()):
+    data = f.read_bytes()
+    if f.suffix == ".json" and f.parent.name == "cluster":
+        n += len(msgspec.json.decode(data, type=L).items)
+    elif f.suffix == ".yaml":
+        n += len(yaml.load(data, Loader=yaml.CSafeLoader).get("items") or [1])
 """
 
 
@@ -53,21 +63,24 @@ class Measure:
     seconds: float
     rss_mb: float
     rc: int
+    out_bytes: int = 0
 
 
 def measure(cmd: list[str]) -> Measure:
-    """One run of ``cmd``: wall time, and peak RSS from wait4."""
-    t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t
+    """One run of ``cmd``: wall time, peak RSS from wait4, and the size of what it printed."""
+    with tempfile.TemporaryFile() as out:
+        t = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t
+        size = out.tell()
     assert proc.stderr is not None
     err = proc.stderr.read().decode(errors="replace")
     proc.stderr.close()
     rc = os.waitstatus_to_exitcode(status)
     if rc not in (0, 1, 3):
         raise SystemExit(f"{' '.join(cmd)} failed ({rc}): {err[-500:]}")
-    return Measure(wall, usage.ru_maxrss / 1024, rc)
+    return Measure(wall, usage.ru_maxrss / 1024, rc, size)
 
 
 def keep_best(best: Measure | None, m: Measure) -> Measure:
@@ -75,7 +88,8 @@ def keep_best(best: Measure | None, m: Measure) -> Measure:
     if best is None:
         return m
     fastest = m if m.seconds < best.seconds else best
-    return Measure(fastest.seconds, max(m.rss_mb, best.rss_mb), fastest.rc)
+    return Measure(fastest.seconds, max(m.rss_mb, best.rss_mb), fastest.rc,
+                   max(m.out_bytes, best.out_bytes))
 
 
 def compile_package() -> None:
@@ -91,14 +105,18 @@ def compile_package() -> None:
           file=sys.stderr)
 
 
-def measure_rounds(cmds: list[list[str]], repeat: int) -> list[Measure]:
-    """Each command once per round, ``repeat`` rounds, best of each: a slow spell of a shared
-    machine then slows the floor and the commands alike instead of skewing one ratio."""
+def measure_rounds(cmds: list[list[str]], repeat: int) -> tuple[list[Measure], list[list[float]]]:
+    """Each command once per round, ``repeat`` rounds: the best of each, and per round every
+    command's time over that round's floor (``cmds[0]``): a slow spell of a shared machine then
+    slows the floor and the commands alike instead of skewing one ratio."""
     best: list[Measure | None] = [None] * len(cmds)
+    ratios: list[list[float]] = [[] for _ in cmds]
     for _ in range(repeat):
-        for i, cmd in enumerate(cmds):
-            best[i] = keep_best(best[i], measure(cmd))
-    return [b for b in best if b is not None]
+        ms = [measure(cmd) for cmd in cmds]
+        for i, m in enumerate(ms):
+            best[i] = keep_best(best[i], m)
+            ratios[i].append(m.seconds / ms[0].seconds)
+    return [b for b in best if b is not None], ratios
 
 
 def bundle_size_mb(root: Path) -> float:
@@ -123,7 +141,11 @@ class _Pods(msgspec.Struct):
     items: list[_Pod]
 
 
-def first_pending(root: Path) -> str:
+def target_pod(root: Path) -> str | None:
+    """The pod ``why`` is asked about: the first pending pod. None for a must-gather: it lacks
+    the pods input (only the operator's pods), and ``why`` refuses to guess (exit 2)."""
+    if (root / "must-gather.log").exists():
+        return None
     pods = msgspec.json.decode((root / "cluster" / "pods.json").read_bytes(), type=_Pods).items
     p = next(p for p in pods if not p.spec.node_name)
     return f"{p.metadata.namespace}/{p.metadata.name}"
@@ -133,14 +155,63 @@ def gx(*args: str) -> list[str]:
     return [sys.executable, "-m", "gpuxray", *args]
 
 
-def ensure_bundle(work: Path, nodes: int) -> Path:
-    root = work / f"bundle-{nodes}"
-    if not (root / "manifest.json").exists():
-        print(f"generating {nodes} nodes / {nodes * 20} pods …", file=sys.stderr)
-        if root.exists():
-            shutil.rmtree(root)
-        generate(root, nodes, 20)
+def ensure_input(work: Path, shape: str, nodes: int) -> Path:
+    root = work / f"{shape}-{nodes}"
+    if not (root / "manifest.json").exists() and not (root / "must-gather.log").exists():
+        print(f"generating {shape}: {nodes} nodes / {nodes * 20} pods …", file=sys.stderr)
+        for old in (root, work / f"{root.name}.bundle"):
+            if old.exists():
+                shutil.rmtree(old)
+        generate(root, nodes, 20, shape=shape)
     return root
+
+
+REPORT_BYTES_PER_FINDING = 3000  # one folded finding: message, evidence, remedy, params
+REPORT_BYTES_PER_SUBJECT = 150  # each further subject it lists
+
+
+def report_shape(root: Path) -> dict[str, int]:
+    """Findings, subjects and bytes of ``check -o json``: the budget is per distinct finding
+    plus per subject listed, so a report that repeats a finding per pod overruns it."""
+    out = subprocess.run(gx("check", "--bundle", str(root), "-o", "json"),
+                         capture_output=True, check=False).stdout
+    doc = json.loads(out)
+    findings = doc["findings"]
+    subjects = sum(len(f.get("subjects", [f["subject"]])) for f in findings)
+    budget = REPORT_BYTES_PER_FINDING * len(findings) + REPORT_BYTES_PER_SUBJECT * subjects
+    return {"findings": len(findings), "subjects": subjects, "report_bytes": len(out),
+            "report_budget": budget}
+
+
+def measure_shape(work: Path, shape: str, nodes: int, repeat: int) -> dict[str, object]:
+    root = ensure_input(work, shape, nodes)
+    size = bundle_size_mb(root)
+    pod = target_pod(root)
+    cmds = [[sys.executable, "-c", FLOOR, str(root)],
+            gx("capacity", "--bundle", str(root), "-o", "json"),
+            gx("check", "--bundle", str(root), "-o", "json")]
+    if pod is not None:
+        cmds.append(gx("why", pod, "--bundle", str(root), "-o", "json"))
+    best, ratios = measure_rounds(cmds, repeat)
+    floor, cap, chk = best[:3]
+    why = best[3] if pod is not None else None
+    rss = max(m.rss_mb for m in best[1:])
+    why_cap = [w / c for w, c in zip(ratios[3], ratios[1], strict=True)] if why else [0.0]
+    row: dict[str, object] = {
+        "shape": shape, "nodes": nodes, "pods": nodes * 20, "input_mb": round(size, 1),
+        "floor_s": round(floor.seconds, 2), "capacity_s": round(cap.seconds, 2),
+        "check_s": round(chk.seconds, 2), "why_s": round(why.seconds, 2) if why else None,
+        "capacity_x": round(cap.seconds / floor.seconds, 2),
+        "check_x": round(chk.seconds / floor.seconds, 2),
+        "why_vs_capacity": round(why.seconds / cap.seconds, 2) if why else None,
+        "capacity_x_range": [round(min(ratios[1]), 2), round(max(ratios[1]), 2)],
+        "check_x_range": [round(min(ratios[2]), 2), round(max(ratios[2]), 2)],
+        "why_vs_capacity_range": [round(min(why_cap), 2), round(max(why_cap), 2)],
+        "peak_rss_mb": round(rss, 1), "rss_x_input": round(rss / size, 2),
+        "rounds": repeat}
+    row.update(report_shape(root))
+    print(json.dumps(row), file=sys.stderr)
+    return row
 
 
 def free_port() -> int:
@@ -150,7 +221,9 @@ def free_port() -> int:
 
 
 def live_comparison(bundle: Path, repeat: int) -> dict[str, float] | None:
-    """collect through `gpuxray serve` vs `kubectl describe nodes` on the same served bundle."""
+    """``capacity``, ``why`` and ``collect`` through `gpuxray serve` vs ``kubectl describe
+    nodes`` on the same served bundle, interleaved by round; describe (O(nodes) requests, each
+    a pod list) runs once, in the first round."""
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         print("kubectl not found: live comparison skipped", file=sys.stderr)
@@ -174,20 +247,30 @@ def live_comparison(bundle: Path, repeat: int) -> dict[str, float] | None:
             "clusters": [{"name": "bench", "cluster": {"server": f"http://127.0.0.1:{port}"}}],
             "users": [{"name": "bench", "user": {}}],
             "contexts": [{"name": "bench", "context": {"cluster": "bench", "user": "bench"}}]}))
-        requests = 0
-        col: Measure | None = None
-        for i in range(repeat):  # best of the rounds; describe, at ~1 min, runs once
-            out = log.parent / f"collected-{i}"
-            before = log.read_text().count("\n") if log.exists() else 0
-            m = measure(gx("collect", "-o", str(out), "--kubeconfig", str(kc), "-q"))
-            after = log.read_text().count("\n") if log.exists() else 0
-            requests = max(requests, after - before)
-            col = keep_best(col, m)
-        assert col is not None
-        desc = measure([kubectl, "--kubeconfig", str(kc), "--cache-dir", str(log.parent / "c"),
-                        "describe", "nodes"])
-        return {"collect_s": col.seconds, "describe_s": desc.seconds,
-                "speedup": desc.seconds / col.seconds, "collect_requests": requests}
+
+        def lines() -> int:
+            return log.read_text().count("\n") if log.exists() else 0
+
+        requests: dict[str, int] = {}
+        best: dict[str, Measure] = {}
+        pod = target_pod(bundle)
+        cmds = {"collect": lambda i: gx("collect", "-o", str(log.parent / f"collected-{i}"),
+                                        "--kubeconfig", str(kc), "-q"),
+                "capacity": lambda i: gx("capacity", "--kubeconfig", str(kc), "-o", "json"),
+                "why": lambda i: gx("why", pod, "--kubeconfig", str(kc), "-o", "json")}
+        for i in range(repeat):
+            for name, cmd in cmds.items():
+                before = lines()
+                m = measure(cmd(i))
+                requests[name] = max(requests.get(name, 0), lines() - before)
+                best[name] = keep_best(best.get(name), m)
+            if i == 0:
+                best["describe"] = measure([kubectl, "--kubeconfig", str(kc), "--cache-dir",
+                                            str(log.parent / "c"), "describe", "nodes"])
+        d = best["describe"].seconds
+        return {"describe_s": d, **{f"{k}_s": best[k].seconds for k in cmds},
+                **{f"{k}_speedup": d / best[k].seconds for k in cmds},
+                **{f"{k}_requests": requests[k] for k in cmds}}
     finally:
         serve.terminate()
         serve.wait(10)
@@ -195,10 +278,14 @@ def live_comparison(bundle: Path, repeat: int) -> dict[str, float] | None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--sizes", default="500,5000,20000")
+    ap.add_argument("--shapes", default=",".join(SHAPES))
+    ap.add_argument("--sizes", default="5000,20000",
+                    help="node counts for the growth check (plain shape)")
+    ap.add_argument("--scale-shape", default="plain")
     ap.add_argument("--main", type=int, default=5000)
     ap.add_argument("--live-nodes", type=int, default=500,
                     help="bundle size for the serve/kubectl comparison (describe is O(nodes²))")
+    ap.add_argument("--live-shape", default="fleet")
     ap.add_argument("--no-live", action="store_true",
                     help="skip the serve/kubectl comparison (its target is then not judged)")
     ap.add_argument("--repeat", type=int, default=5)
@@ -207,66 +294,69 @@ def main() -> int:
     a = ap.parse_args()
     a.work.mkdir(parents=True, exist_ok=True)
     compile_package()
-    sizes = sorted({int(s) for s in a.sizes.split(",")} | {a.main})
+    shapes = [s for s in a.shapes.split(",") if s]
+    for s in shapes:
+        if s not in SHAPES:
+            raise SystemExit(f"unknown shape {s!r}; known: {', '.join(SHAPES)}")
     results: dict[str, object] = {}
     ok = True
 
-    rows = []
-    for n in sizes:
-        root = ensure_bundle(a.work, n)
-        size = bundle_size_mb(root)
-        floor, cap, chk, why = measure_rounds([
-            [sys.executable, "-c", FLOOR, str(root)],
-            gx("capacity", "--bundle", str(root), "-o", "json"),
-            gx("check", "--bundle", str(root), "-o", "json"),
-            gx("why", first_pending(root), "--bundle", str(root), "-o", "json")], a.repeat)
-        rows.append({"nodes": n, "pods": n * 20, "bundle_mb": round(size, 1),
-                     "floor_s": round(floor.seconds, 2), "capacity_s": round(cap.seconds, 2),
-                     "check_s": round(chk.seconds, 2), "why_s": round(why.seconds, 2),
-                     "capacity_x": round(cap.seconds / floor.seconds, 2),
-                     "check_x": round(chk.seconds / floor.seconds, 2),
-                     "why_vs_capacity": round(why.seconds / cap.seconds, 2),
-                     "peak_rss_mb": round(max(cap.rss_mb, chk.rss_mb, why.rss_mb), 1),
-                     "rss_x_bundle": round(max(cap.rss_mb, chk.rss_mb, why.rss_mb) / size, 2)})
-        print(json.dumps(rows[-1]), file=sys.stderr)
-    results["scale"] = rows
+    rows = [measure_shape(a.work, s, a.main, a.repeat) for s in shapes]
+    results["shapes"] = rows
+    sizes = sorted({int(s) for s in a.sizes.split(",") if s} | {a.main})
+    scale = [next((r for r in rows if r["shape"] == a.scale_shape), None) if n == a.main
+             else None for n in sizes]
+    scale = [r if r is not None else measure_shape(a.work, a.scale_shape, n, a.repeat)
+             for r, n in zip(scale, sizes, strict=True)]
+    results["scale"] = scale
 
-    main_row = next(r for r in rows if r["nodes"] == a.main)
-    targets = [
-        ("capacity ≤ 3× floor", main_row["capacity_x"], 3.0, "le"),
-        ("check ≤ 4× floor", main_row["check_x"], 4.0, "le"),
-        ("peak RSS ≤ 2× bundle", main_row["rss_x_bundle"], 2.0, "le"),
-        ("why ≤ 1.5× capacity", main_row["why_vs_capacity"], 1.5, "le"),
-    ]
-    live = None if a.no_live else live_comparison(ensure_bundle(a.work, a.live_nodes), a.repeat)
+    targets: list[tuple[str, float, float, str]] = []
+    for r in rows:
+        sh = str(r["shape"])
+        targets += [
+            (f"{sh}: capacity ≤ 2× floor", float(r["capacity_x"]), 2.0, "le"),  # type: ignore[arg-type]
+            (f"{sh}: check ≤ 3× floor", float(r["check_x"]), 3.0, "le"),  # type: ignore[arg-type]
+            *([(f"{sh}: why ≤ capacity", float(r["why_vs_capacity"]), 1.0, "le")]  # type: ignore[arg-type]
+              if r["why_vs_capacity"] is not None else []),
+            (f"{sh}: peak RSS ≤ 1.8× input", float(r["rss_x_input"]), 1.8, "le"),  # type: ignore[arg-type]
+            (f"{sh}: report ≤ budget (KB)", round(int(r["report_bytes"]) / 1024, 1),  # type: ignore[call-overload]
+             round(int(r["report_budget"]) / 1024, 1), "le"),  # type: ignore[call-overload]
+        ]
+    base = scale[0]
+    for r in scale[1:]:
+        k = int(r["nodes"]) / int(base["nodes"])  # type: ignore[call-overload]
+        t = float(r["check_s"]) / float(base["check_s"])  # type: ignore[arg-type]
+        targets.append((f"growth {base['nodes']}→{r['nodes']} nodes: check time", round(t, 2),
+                        round(4.3 * k / 4, 2), "le"))
+    live = None if a.no_live else live_comparison(
+        ensure_input(a.work, a.live_shape, a.live_nodes), a.repeat)
     if live is not None:
         results["live"] = live
-        targets.append(("collect ≥ 20× faster than kubectl describe nodes",
-                        round(float(live["speedup"]), 1), 20.0, "ge"))
+        for k in ("capacity", "why"):
+            targets.append((f"live {k} ≥ 20× faster than kubectl describe nodes",
+                            round(float(live[f"{k}_speedup"]), 1), 20.0, "ge"))
 
-    print(f"\nTargets ({a.main} nodes, {a.main * 20} pods):")
+    print(f"\nTargets ({a.main} nodes, {a.main * 20} pods, best of {a.repeat} interleaved "
+          "rounds):")
     for name, value, limit, how in targets:
         passed = value <= limit if how == "le" else value >= limit
         ok &= passed
-        print(f"  {'PASS' if passed else 'FAIL'}  {name:52} measured {value}")
+        print(f"  {'PASS' if passed else 'FAIL'}  {name:56} measured {value} (limit {limit})")
     if live is not None:
-        print(f"  live: collect {live['collect_s']:.2f}s with {live['collect_requests']} "
-              f"requests; kubectl describe nodes {live['describe_s']:.2f}s "
-              f"({a.live_nodes} nodes)")
+        print(f"  live ({a.live_shape}, {a.live_nodes} nodes): kubectl describe nodes "
+              f"{live['describe_s']:.2f}s; " + "; ".join(
+                  f"{k} {live[f'{k}_s']:.2f}s in {live[f'{k}_requests']} requests"
+                  for k in ("capacity", "why", "collect")))
 
-    print(f"\nScaling (best of {a.repeat}):")
-    hdr = ["nodes", "pods", "bundle_mb", "floor_s", "capacity_s", "check_s", "why_s",
-           "capacity_x", "check_x", "peak_rss_mb", "rss_x_bundle"]
-    print("  " + " | ".join(f"{h:>11}" for h in hdr))
-    for r in rows:
-        print("  " + " | ".join(f"{r[h]!s:>11}" for h in hdr))
-    base = rows[0]
-    for r in rows[1:]:
-        k = r["nodes"] / base["nodes"]
-        t = r["check_s"] / base["check_s"]
-        m = r["peak_rss_mb"] / base["peak_rss_mb"]
-        print(f"  {base['nodes']}→{r['nodes']} nodes (×{k:g}): check time ×{t:.1f}, "
-              f"peak RSS ×{m:.1f}")
+    print("\nShapes (ratios: best round, and min–max over the rounds):")
+    hdr = ["shape", "nodes", "input_mb", "floor_s", "capacity_s", "check_s", "why_s",
+           "capacity_x", "check_x", "why_vs_capacity", "rss_x_input", "findings", "subjects",
+           "report_bytes"]
+    print("  " + " | ".join(f"{h:>10}" for h in hdr))
+    for r in rows + [r for r in scale if r not in rows]:
+        print("  " + " | ".join(f"{r[h]!s:>10}" for h in hdr))
+        print(f"  {'':>10}   spread: capacity {r['capacity_x_range']}, check "
+              f"{r['check_x_range']}, why/capacity {r['why_vs_capacity_range']}")
     if a.json:
         a.json.write_text(json.dumps(results, indent=2))
     return 0 if ok else 1
