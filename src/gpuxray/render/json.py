@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 
 from gpuxray.model.finding import Finding, Severity, Status
+from gpuxray.model.fold import fold_groups
 from gpuxray.model.incident import Incident, finding_ids
 
 SCHEMA = "gpuxray/v1"
@@ -29,13 +30,26 @@ def summary(findings: list[Finding]) -> dict[str, Any]:
     return {**by_sev, "unknown": unknown, "total": len(findings)}
 
 
+def finding_entries(findings: list[Finding], ids: list[str]) -> list[dict[str, Any]]:
+    """The ``findings`` array: identical findings on several subjects folded into one entry
+    (docs/json.md): ``id`` and ``subject`` stay the first finding's, ``subjects`` and ``ids``
+    list every folded finding's, in order, so an incident naming any of them resolves."""
+    out = []
+    for group in fold_groups(findings):
+        first = group[0]
+        entry = {"id": ids[first], **findings[first].as_json()}
+        if len(group) > 1:
+            entry["subjects"] = [findings[i].subject.as_json() for i in group]
+            entry["ids"] = [ids[i] for i in group]
+        out.append(entry)
+    return out
+
+
 def document(findings: Iterable[Finding], extra: Mapping[str, Any] | None = None,
              incidents: Iterable[Incident] | None = None) -> dict[str, Any]:
     fl = list(findings)
     ids = finding_ids(fl)
-    doc: dict[str, Any] = {"schema": SCHEMA,
-                           "findings": [{"id": i, **f.as_json()} for f, i in zip(fl, ids,
-                                                                                 strict=True)],
+    doc: dict[str, Any] = {"schema": SCHEMA, "findings": finding_entries(fl, ids),
                            "summary": summary(fl)}
     if incidents is not None:
         by_obj = {id(f): i for f, i in zip(fl, ids, strict=True)}
