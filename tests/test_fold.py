@@ -76,8 +76,8 @@ def test_pending_storm_folds_the_identical_job_into_one_finding(tmp_path: Path) 
         job = sorted(f"{p.metadata.namespace}/{p.metadata.name}" for p in snap.pods
                      if p.metadata.name.startswith("llm-pretrain-"))
     doc = document(findings)
-    entries = [e for e in doc["findings"]
-               if any(s["name"].startswith("llm-pretrain-") for s in e.get("subjects", [e["subject"]]))]
+    entries = [e for e in doc["findings"] if any(
+        s["name"].startswith("llm-pretrain-") for s in e.get("subjects", [e["subject"]]))]
     assert len(entries) == 1 and entries[0]["code"] in ("GX204", "GX206")
     assert sorted(f"{s['namespace']}/{s['name']}" for s in entries[0]["subjects"]) == job
     assert len(doc["findings"]) < len(findings) - len(job) + 2
