@@ -24,8 +24,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from gpuxray.engines.quantity import safe_quantity
-
+from gpuxray.model.quantity import safe_quantity
 from mustgather_fixtures import (
     age,
     ds_table,
