@@ -17,6 +17,7 @@ leaf that, once fixed, would let the pod schedule:
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -28,6 +29,7 @@ from gpuxray.engines.capacity import (
     is_gpu_node,
     is_gpu_resource,
     label_base,
+    pod_requests,
 )
 from gpuxray.engines.scheduling import (
     ResourceFit,
@@ -39,7 +41,12 @@ from gpuxray.model.diagnosis import Step
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import Evidence, Finding, Subject
 from gpuxray.model.k8s import Node, Pod
-from gpuxray.model.placement import Admissibility, admissibility
+from gpuxray.model.placement import (
+    AFFINITY_MISMATCH,
+    Admissibility,
+    admissibility,
+    affinity_matches,
+)
 from gpuxray.model.quantity import safe_quantity
 from gpuxray.model.snapshot import Input, Snapshot, memo
 
@@ -185,12 +192,80 @@ def _serves_dra_only(snap: Snapshot, node: Node) -> bool:
     return serves_gpus_through_dra(snap, node)
 
 
-def admissible_nodes(snap: Snapshot, pod: Pod, res: str) -> dict[str, Admissibility]:
+class AdmissionTable(Mapping[str, Admissibility]):
+    """Admissibility of each GPU node for one pod shape, as a mapping in node order, with the
+    admissible nodes (``candidates``) known up front.
+
+    Built so that shapes differing only in their required node affinity — DaemonSet-like pods,
+    each pinned to its own node — cost O(their nodes), not O(fleet): the cordon, taint and
+    nodeSelector filters are shared by every shape with the same tolerations and selector
+    (``_base``), a pin by ``metadata.name`` is looked up instead of matched node by node, and
+    the per-node entries of the excluded nodes are only built if someone iterates them (the
+    GX201 path, where no node admits the pod). Entries equal ``admissibility(pod, node)``.
+    """
+
+    def __init__(self, pod: Pod, nodes: list[Node], base: dict[str, Admissibility],
+                 order: dict[str, int]) -> None:
+        self._pod, self._nodes, self._base = pod, nodes, base
+        self._entries: dict[str, Admissibility] | None = None
+        pinned = _pinned_names(pod)
+        if pinned is None:
+            self.candidates = [n for n in nodes
+                               if base[n.metadata.name].ok and affinity_matches(pod, n)]
+        else:
+            self.candidates = [nodes[i] for i in sorted(order[x] for x in pinned if x in order)
+                               if base[nodes[i].metadata.name].ok]
+
+    def _all(self) -> dict[str, Admissibility]:
+        if self._entries is None:
+            ok = {n.metadata.name for n in self.candidates}
+            self._entries = {
+                n.metadata.name: (a if not a.ok or n.metadata.name in ok
+                                  else Admissibility(n.metadata.name, "affinity",
+                                                     AFFINITY_MISMATCH))
+                for n in self._nodes for a in (self._base[n.metadata.name],)}
+        return self._entries
+
+    def __getitem__(self, name: str) -> Admissibility:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+
+def _pinned_names(pod: Pod) -> frozenset[str] | None:
+    """The node names a required node affinity pins the pod to, when every term is exactly one
+    ``metadata.name In [...]`` field requirement (what the DaemonSet controller writes);
+    None for any other affinity, which is then matched node by node."""
+    aff = pod.spec.affinity
+    req = aff.node_affinity.required_during_scheduling_ignored_during_execution \
+        if aff and aff.node_affinity else None
+    if req is None or not req.node_selector_terms:
+        return None
+    names: set[str] = set()
+    for term in req.node_selector_terms:
+        if term.match_expressions or len(term.match_fields) != 1:
+            return None
+        f = term.match_fields[0]
+        if f.key != "metadata.name" or f.operator != "In":
+            return None
+        names.update(f.values)
+    return frozenset(names)
+
+
+def admissible_nodes(snap: Snapshot, pod: Pod, res: str) -> AdmissionTable:
     """Admissibility of each GPU node for ``res``, computed once per pod shape (tolerations and
     node constraints): the pods of one job or deployment share it."""
     nodes = resource_view(snap, res).gpu_nodes
+    base = memo(snap, ("gate1-admit-base", _base_shape(pod), res),
+                lambda: {n.metadata.name: admissibility(pod, n, affinity=False) for n in nodes})
+    order = memo(snap, ("gate1-node-order", res),
+                 lambda: {n.metadata.name: i for i, n in enumerate(nodes)})
     return memo(snap, ("gate1-admissible", _shape(pod), res),
-                lambda: {n.metadata.name: admissibility(pod, n) for n in nodes})
+                lambda: AdmissionTable(pod, nodes, base, order))
 
 
 def _fit_table(snap: Snapshot, res: str) -> dict[str, ResourceFit]:
@@ -249,8 +324,7 @@ def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bo
 
     sig = _shape(pod)
     adm = admissible_nodes(snap, pod, res)
-    candidates = memo(snap, ("gate1-candidates", sig, res),
-                      lambda: [n for n in gpu_nodes if adm[n.metadata.name].ok])
+    candidates = adm.candidates
     if not candidates:
         by_reason: dict[str, list[str]] = {}
         for name, a in adm.items():
@@ -277,16 +351,9 @@ def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bo
     fitting = memo(snap, ("gate1-fitting", sig, res, qty),
                    lambda: [n for n in candidates if free_now[n.metadata.name] >= qty])
     if fitting:
-        # cpu/memory differ per pod: look only until three nodes take it whole
-        free_nodes: list[str] = []
-        what_set: set[str] = set()
-        for n in fitting:
-            miss = non_gpu_misfits(snap, pod, n)
-            if not miss:
-                free_nodes.append(n.metadata.name)
-                if len(free_nodes) == 3:
-                    break
-            what_set.update(f.resource for f in miss)
+        free_nodes, what_set = memo(
+            snap, ("gate1-whole-fit", sig, res, qty, _requests_key(pod)),
+            lambda: _whole_fit(snap, pod, fitting))
         if not free_nodes:
             what = sorted(what_set)
             g.add(f"{res}: room on an admissible node", "pass",
@@ -368,6 +435,31 @@ def _shape(pod: Pod) -> bytes:
     """What decides admissibility: pods of one job share it, so their node work is shared."""
     return msgspec.json.encode((pod.spec.tolerations, pod.spec.node_selector,
                                 pod.spec.affinity))
+
+
+def _whole_fit(snap: Snapshot, pod: Pod, fitting: list[Node]) -> tuple[list[str], set[str]]:
+    """Up to three nodes among ``fitting`` that also take the pod's cpu/memory (those differ
+    per pod: look only until three take it whole), and what does not fit on the others."""
+    free_nodes: list[str] = []
+    what_set: set[str] = set()
+    for n in fitting:
+        miss = non_gpu_misfits(snap, pod, n)
+        if not miss:
+            free_nodes.append(n.metadata.name)
+            if len(free_nodes) == 3:
+                break
+        what_set.update(f.resource for f in miss)
+    return free_nodes, what_set
+
+
+def _requests_key(pod: Pod) -> tuple[tuple[str, Fraction], ...]:
+    """What ``non_gpu_misfits`` reads of a pod: its effective requests."""
+    return tuple(sorted(pod_requests(pod).items()))
+
+
+def _base_shape(pod: Pod) -> bytes:
+    """What decides the cordon, taint and nodeSelector filters (not the affinity)."""
+    return msgspec.json.encode((pod.spec.tolerations, pod.spec.node_selector))
 
 
 def _classify(snap: Snapshot, candidates: list[Node], fits: dict[str, ResourceFit], res: str,

@@ -96,7 +96,12 @@ class Admissibility:
         return not self.reason
 
 
-def admissibility(pod: Pod, node: Node) -> Admissibility:
+AFFINITY_MISMATCH = "required node affinity does not match"
+
+
+def admissibility(pod: Pod, node: Node, *, affinity: bool = True) -> Admissibility:
+    """The first filter that rejects ``node`` for ``pod`` (the scheduler's order); with
+    ``affinity=False`` the required node affinity is left out (callers that match it apart)."""
     name = node.metadata.name
     tols = pod.spec.tolerations
     if node.spec.unschedulable and not any(tolerates(t, UNSCHEDULABLE_TAINT) for t in tols):
@@ -107,6 +112,6 @@ def admissibility(pod: Pod, node: Node) -> Admissibility:
     miss = selector_mismatches(pod, node)
     if miss:
         return Admissibility(name, "selector", "nodeSelector " + ", ".join(miss))
-    if not affinity_matches(pod, node):
-        return Admissibility(name, "affinity", "required node affinity does not match")
+    if affinity and not affinity_matches(pod, node):
+        return Admissibility(name, "affinity", AFFINITY_MISMATCH)
     return Admissibility(name, "")

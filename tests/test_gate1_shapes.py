@@ -1,0 +1,115 @@
+"""Gate-1 verdicts shared per pod shape equal the ones computed pod by pod, node by node.
+
+The reference clears every derived table before each pod and matches every node with
+``admissibility`` itself, so nothing is shared between pods; the shared path must give the same
+steps, evidence, verdicts and conclusions for every pending pod.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+from generate import generate
+
+from gpuxray.engines import gate1
+from gpuxray.model.k8s import Node, Pod
+from gpuxray.model.placement import Admissibility, admissibility
+from gpuxray.model.snapshot import _MEMO, Snapshot
+from gpuxray.scenarios.builder import ClusterBuilder
+from gpuxray.sources.bundle import open_bundle
+
+GPU_TOL = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+
+def _pin(*terms: list[str], field: str = "metadata.name", op: str = "In",
+         expr: bool = False) -> dict[str, Any]:
+    key = "matchExpressions" if expr else "matchFields"
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{key: [{"key": field, "operator": op, "values": list(t)}]}
+                              for t in terms]}}}
+
+
+def _mixed(tmp: Path) -> Path:
+    """Nodes cordoned, tainted, full, free, unlabelled; pending pods pinned by name to one, two,
+    absent, cordoned or CPU nodes, pinned by hostname label, by NotIn, with and without
+    tolerations and selectors — every way a shape can be decided."""
+    b = ClusterBuilder()
+    for i in range(8):
+        b.node(f"gpu-{i}", gpus=8, unschedulable=i == 1,
+               taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+               + ([{"key": "dedicated", "value": "ml", "effect": "NoSchedule"}] if i == 2 else []),
+               labels={"pool": "a" if i % 2 else "b"})
+    b.node("cpu-0")
+    for i in range(8):  # fill some nodes
+        if i in (3, 4, 5):
+            b.pod("busy", f"hog-{i}", node=f"gpu-{i}", gpus=8 if i != 5 else 5,
+                  tolerations=[GPU_TOL])
+    variants: list[dict[str, Any]] = [
+        {}, {"tolerations": [GPU_TOL]}, {"tolerations": [GPU_TOL], "node_selector": {"pool": "a"}},
+        {"tolerations": [GPU_TOL], "node_selector": {"pool": "zzz"}},
+        *({"tolerations": [GPU_TOL], "affinity": _pin([f"gpu-{i}"])} for i in range(8)),
+        {"tolerations": [GPU_TOL], "affinity": _pin(["gpu-3"], ["gpu-6"])},
+        {"tolerations": [GPU_TOL], "affinity": _pin(["gpu-3", "gpu-7", "nowhere"])},
+        {"tolerations": [GPU_TOL], "affinity": _pin(["nowhere"])},
+        {"tolerations": [GPU_TOL], "affinity": _pin(["cpu-0"])},
+        {"tolerations": [GPU_TOL], "affinity": _pin([])},
+        {"tolerations": [GPU_TOL], "affinity": _pin(["gpu-0"]), "node_selector": {"pool": "a"}},
+        {"tolerations": [GPU_TOL], "affinity": _pin(["gpu-0", "gpu-6"], op="NotIn")},
+        {"tolerations": [GPU_TOL],
+         "affinity": _pin(["gpu-6"], field="kubernetes.io/hostname", expr=True)},
+        {"tolerations": [GPU_TOL, {"operator": "Exists"}], "affinity": _pin(["gpu-1", "gpu-2"])},
+    ]
+    for k, v in enumerate(variants):
+        for r in range(2):  # two pods per shape: the second one reuses the first's tables
+            b.pod("ml", f"p{k}-{r}", gpus=(1, 4, 8)[k % 3], **v)
+    return b.write(tmp / "mixed")
+
+
+class _Naive(dict[str, Admissibility]):
+    def __init__(self, pod: Pod, nodes: list[Node]) -> None:
+        super().__init__((n.metadata.name, admissibility(pod, n)) for n in nodes)
+        self.candidates = [n for n in nodes if self[n.metadata.name].ok]
+
+
+def _reference(snap: Snapshot, monkeypatch: pytest.MonkeyPatch) -> dict[tuple[str, str], Any]:
+    out = {}
+    with monkeypatch.context() as m:
+        m.setattr(gate1, "admissible_nodes", lambda s, pod, res: _Naive(
+            pod, gate1.resource_view(s, res).gpu_nodes))
+        for p in gate1.pending_gpu_pods(snap):
+            _MEMO.pop(snap, None)
+            out[(p.metadata.namespace or "default", p.metadata.name)] = gate1.walk(snap, p)
+    _MEMO.pop(snap, None)
+    return out
+
+
+@pytest.mark.parametrize("shape", ["mixed", "pending-storm", "fleet"])
+def test_shared_verdicts_equal_per_pod_ones(tmp_path: Path, shape: str,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _mixed(tmp_path) if shape == "mixed" else generate(tmp_path / shape, 60, 20,
+                                                              shape=shape)
+    with open_bundle(root) as snap:
+        want = _reference(snap, monkeypatch)
+        gate1.verdicts.cache_clear()
+        got = gate1.verdicts(snap)
+        assert len(want) >= 10 and got.keys() == want.keys()
+        for key, g in want.items():
+            assert got[key] == g, key
+        codes = {g.verdict.code for g in got.values() if g.verdict}
+        if shape != "fleet":  # these reach several verdicts, not one
+            assert len(codes) >= 2
+
+
+def test_table_entries_equal_admissibility(tmp_path: Path) -> None:
+    with open_bundle(_mixed(tmp_path)) as snap:
+        nodes = gate1.resource_view(snap, "nvidia.com/gpu").gpu_nodes
+        for p in gate1.pending_gpu_pods(snap):
+            table = gate1.admissible_nodes(snap, p, "nvidia.com/gpu")
+            assert dict(table) == {n.metadata.name: admissibility(p, n) for n in nodes}
+            assert table.candidates == [n for n in nodes if admissibility(p, n).ok]
