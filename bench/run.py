@@ -199,8 +199,8 @@ def measure_shape(work: Path, shape: str, nodes: int, repeat: int) -> dict[str, 
     why_cap = [w / c for w, c in zip(ratios[3], ratios[1], strict=True)] if why else [0.0]
     row: dict[str, object] = {
         "shape": shape, "nodes": nodes, "pods": nodes * 20, "input_mb": round(size, 1),
-        "floor_s": round(floor.seconds, 2), "capacity_s": round(cap.seconds, 2),
-        "check_s": round(chk.seconds, 2), "why_s": round(why.seconds, 2) if why else None,
+        "floor_s": round(floor.seconds, 3), "capacity_s": round(cap.seconds, 3),
+        "check_s": round(chk.seconds, 3), "why_s": round(why.seconds, 3) if why else None,
         "capacity_x": round(cap.seconds / floor.seconds, 2),
         "check_x": round(chk.seconds / floor.seconds, 2),
         "why_vs_capacity": round(why.seconds / cap.seconds, 2) if why else None,

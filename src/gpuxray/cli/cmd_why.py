@@ -17,7 +17,7 @@ from gpuxray.cli.common import (
     source_from_kwargs,
     source_options,
 )
-from gpuxray.diagnose.why import why
+from gpuxray.diagnose.why import log_nodes, why
 from gpuxray.render import json as render_json
 from gpuxray.render import text as render_text
 
@@ -31,7 +31,7 @@ from gpuxray.render import text as render_text
 def command(target: str, namespace: str | None, output: str, fail_on: str, **kw: Any) -> int:
     """Why does this pod get no GPU? TARGET is NS/POD, POD with -n, or deploy|job|sts/NAME."""
     opts = source_from_kwargs(kw)
-    with open_snapshot(opts) as snap:
+    with open_snapshot(opts, log_nodes=lambda s: log_nodes(s, target, namespace)) as snap:
         d = why(snap, target, namespace)
         findings = [d.verdict] if d.verdict else []
         if output == "json":

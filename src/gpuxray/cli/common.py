@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -15,7 +15,7 @@ from rich.console import Console
 from gpuxray.console import make_console
 from gpuxray.errors import UsageError
 from gpuxray.model.finding import Severity
-from gpuxray.model.snapshot import Snapshot
+from gpuxray.model.snapshot import Input, Snapshot
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -69,7 +69,10 @@ def source_from_kwargs(kw: dict[str, Any]) -> SourceOpts:
 
 
 @contextlib.contextmanager
-def open_snapshot(opts: SourceOpts, *, core_pods: bool = False) -> Iterator[Snapshot]:
+def open_snapshot(opts: SourceOpts, *, core_pods: bool = False,
+                  kinds: Collection[Input] | None = None,
+                  log_nodes: Callable[[Snapshot], Collection[str] | None] | None = None,
+                  ) -> Iterator[Snapshot]:
     """The one place that turns command-line source options into a Snapshot.
 
     While a command works on the snapshot the cyclic GC is off, and the snapshot's objects
@@ -81,6 +84,10 @@ def open_snapshot(opts: SourceOpts, *, core_pods: bool = False) -> Iterator[Snap
 
     ``core_pods`` (``capacity`` only) decodes a bundle's pods as PodCore; a live source always
     reads whole pods (the API returns them whole anyway).
+
+    ``kinds`` and ``log_nodes`` narrow what a *live* source reads (``sources/live.py``
+    ``snapshot_from``): a command lists only the kinds its output can depend on, and reads
+    operand logs only on the nodes it will look at. A bundle is read whole either way.
     """
     if opts.bundle:
         from gpuxray.sources.bundle import open_bundle
@@ -93,7 +100,8 @@ def open_snapshot(opts: SourceOpts, *, core_pods: bool = False) -> Iterator[Snap
         from gpuxray.sources import live
     except ImportError as exc:  # pragma: no cover - live source ships with the package
         raise UsageError("no --bundle given and the live source is unavailable") from exc
-    snap = live.live_snapshot(kubeconfig=opts.kubeconfig, context=opts.context, quiet=opts.quiet)
+    snap = live.live_snapshot(kubeconfig=opts.kubeconfig, context=opts.context, quiet=opts.quiet,
+                              kinds=kinds, log_nodes=log_nodes)
     with _gc_paused():
         yield _kept(snap)
 

@@ -77,6 +77,35 @@ def why(snap: Snapshot, target: str, namespace: str | None = None) -> Diagnosis:
     return why_workload(snap, kind, ns, name)
 
 
+def log_nodes(snap: Snapshot, target: str, namespace: str | None) -> set[str] | None:
+    """The nodes whose operand logs ``why(snap, target)`` can read, from a snapshot without
+    logs (a live source then reads only those, not every operand container of the fleet).
+
+    A pod's answer reads logs only where its walk reaches nodes: a bound pod's gate 2 walks its
+    own node; a pending pod's GX202/GX203 verdict continues onto the nodes it names
+    (``_node_causes``); any other verdict reads none. A controller target, or a snapshot that
+    cannot say, gets None: every log. Kept in step with ``why_pod`` by a test comparing the
+    answers with every log and with these."""
+    try:
+        kind, ns, name = parse_target(target, namespace)
+    except UsageError:
+        return set()
+    if kind != "Pod":
+        return None
+    if not snap.has(Input.PODS):
+        return set()
+    pod = snap.find_pod(ns, name)
+    if pod is None or is_terminal(pod):
+        return set()
+    if pod.spec.node_name:
+        return {pod.spec.node_name}
+    verdict = gate1.walk(snap, pod).verdict
+    if verdict is None or verdict.code not in ("GX202", "GX203"):
+        return set()
+    raw = verdict.params.get("node_list") or verdict.params.get("nodes") or []
+    return {str(n) for n in raw} if isinstance(raw, (list, tuple, set)) else None
+
+
 def why_pod(snap: Snapshot, pod: Pod, diag: Diagnosis | None = None) -> Diagnosis:
     ns = pod.metadata.namespace or "default"
     d = diag or Diagnosis(f"{ns}/{pod.metadata.name}", ns, pod.metadata.name)

@@ -28,7 +28,7 @@ import math
 import os
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -467,9 +467,15 @@ def detect_operator_namespace(daemonsets: list[k8s.DaemonSet],
     return OPERATOR_NAMESPACE_DEFAULT
 
 
+NOT_REQUESTED = "not requested (this command does not read it)"
+
+
 def gather(client: Client, make_sink: Callable[[ApiResource, Callable[[Any], bool] | None], Sink],
-           logs: LogSink | None, progress: Progress, *, log_tail: int = LOG_TAIL_LINES) -> Gathered:
-    """Read every resource of the table (and operand logs) into sinks; record what failed."""
+           logs: LogSink | None, progress: Progress, *, log_tail: int = LOG_TAIL_LINES,
+           kinds: Collection[Input] | None = None) -> Gathered:
+    """Read every resource of the table (and operand logs) into sinks; record what failed.
+    ``kinds``: only these inputs are listed (and logs only if ``Input.LOGS`` is among them);
+    the others are marked not collected, so a check that needs one says unknown."""
     g = Gathered()
     try:
         g.version = client.get("/version")
@@ -485,6 +491,9 @@ def gather(client: Client, make_sink: Callable[[ApiResource, Callable[[Any], boo
     keep_typed = {"daemonsets", "clusterpolicies", "pods"}
     for plural in ORDER:
         res = by_plural[plural]
+        if kinds is not None and res.inp not in kinds:
+            g.inputs[res.inp] = InputState(False, source_name(res), NOT_REQUESTED)
+            continue
         namespace = g.operator_namespace if res.operator_namespace_only else None
         keep: Callable[[Any], bool] | None = None
         if plural == "pods":  # logs are read for the operator's pods only
@@ -513,7 +522,7 @@ def gather(client: Client, make_sink: Callable[[ApiResource, Callable[[Any], boo
             g.operator_namespace = detect_operator_namespace(
                 g.kept.get("daemonsets", []), g.kept.get("clusterpolicies", []))
 
-    if logs is None:
+    if logs is None or (kinds is not None and Input.LOGS not in kinds):
         g.inputs[Input.LOGS] = InputState(False, "live:pods/log", "not requested")
     elif not g.inputs[Input.PODS].collected:
         g.inputs[Input.LOGS] = InputState(False, "live:pods/log",
@@ -542,9 +551,11 @@ def log_targets(pod: k8s.Pod) -> Iterator[tuple[str, bool]]:
 
 
 def _gather_logs(client: Client, g: Gathered, sink: LogSink, progress: Progress,
-                 tail: int) -> InputState:
+                 tail: int, nodes: Collection[str] | None = None) -> InputState:
+    """Logs of the operator's pods (``nodes``: of those on these nodes only)."""
     pods = [p for p in g.kept.get("pods", [])
-            if (p.metadata.namespace or "default") == g.operator_namespace]
+            if (p.metadata.namespace or "default") == g.operator_namespace
+            and (nodes is None or p.spec.node_name in nodes)]
     ok = failed = 0
     for pod in pods:
         ns, name = pod.metadata.namespace or "default", pod.metadata.name
@@ -593,9 +604,19 @@ class _VersionDoc(msgspec.Struct):
     minor: str = ""
 
 
+#: For a command whose logs matter on a few nodes only: given the snapshot without logs, the
+#: nodes whose operand logs to read (None: all of them).
+LogNodes = Callable[[Snapshot], "Collection[str] | None"]
+
+
 def snapshot_from(client: Client, progress: Progress, context: str,
-                  log_tail: int = LOG_TAIL_LINES) -> Snapshot:
-    """Gather through ``client`` and build the Snapshot (what ``live_snapshot`` returns)."""
+                  log_tail: int = LOG_TAIL_LINES, *, kinds: Collection[Input] | None = None,
+                  log_nodes: LogNodes | None = None) -> Snapshot:
+    """Gather through ``client`` and build the Snapshot (what ``live_snapshot`` returns).
+
+    ``kinds``: see :func:`gather`. ``log_nodes``: the lists are read first, then only the
+    operand logs on the nodes it names for the snapshot they make — a ``why`` reads the logs
+    of its pod's node, not one request per operand container of the fleet."""
     sinks: dict[str, TypedSink[Any]] = {}
 
     def make_sink(res: ApiResource, keep: Callable[[Any], bool] | None) -> Sink:
@@ -603,7 +624,19 @@ def snapshot_from(client: Client, progress: Progress, context: str,
         return sinks[res.plural]
 
     mem = _MemoryLogs()
-    g = gather(client, make_sink, mem, progress, log_tail=log_tail)
+    if log_nodes is None:
+        g = gather(client, make_sink, mem, progress, log_tail=log_tail, kinds=kinds)
+        return _snapshot(client, g, sinks, mem, context)
+    g = gather(client, make_sink, None, progress, log_tail=log_tail, kinds=kinds)
+    nodes = log_nodes(_snapshot(client, g, sinks, mem, context))
+    if (kinds is None or Input.LOGS in kinds) and g.inputs[Input.PODS].collected:
+        g.inputs[Input.LOGS] = _gather_logs(client, g, mem, progress, log_tail, nodes)
+        g.requests = client.requests
+    return _snapshot(client, g, sinks, mem, context)
+
+
+def _snapshot(client: Client, g: Gathered, sinks: dict[str, TypedSink[Any]], mem: _MemoryLogs,
+              context: str) -> Snapshot:
     fields: dict[str, Any] = {}
     for plural, sink in sinks.items():
         if g.inputs[BY_PLURAL_INPUT[plural]].collected:
@@ -631,9 +664,13 @@ def now_iso() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def live_snapshot(kubeconfig: str | None, context: str | None, quiet: bool) -> Snapshot:
-    """The Snapshot of the cluster ``kubeconfig``/``context`` point at (read-only)."""
+def live_snapshot(kubeconfig: str | None, context: str | None, quiet: bool, *,
+                  kinds: Collection[Input] | None = None,
+                  log_nodes: LogNodes | None = None) -> Snapshot:
+    """The Snapshot of the cluster ``kubeconfig``/``context`` point at (read-only); ``kinds``
+    and ``log_nodes`` narrow what is read (:func:`snapshot_from`)."""
     transport, name = kube_transport(kubeconfig, context)
     progress = Progress(quiet)
     progress.line(f"gpuxray: reading {transport.host} (context {name or '-'}), read-only")
-    return snapshot_from(Client(transport, DEFAULT_POLICY), progress, name)
+    return snapshot_from(Client(transport, DEFAULT_POLICY), progress, name, kinds=kinds,
+                         log_nodes=log_nodes)
