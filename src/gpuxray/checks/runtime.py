@@ -37,7 +37,7 @@ from gpuxray.knowledge.signatures import CAUSE_BY_ID
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import CLUSTER, Evidence, Finding, Subject
 from gpuxray.model.k8s import Container, Pod
-from gpuxray.model.snapshot import Input, Snapshot
+from gpuxray.model.snapshot import Input, Snapshot, memo
 
 MAX_EVIDENCE = 6
 # Images that only make sense with a GPU (CUDA base images, NGC frameworks).
@@ -405,13 +405,20 @@ CREATE_STUCK = ("ContainerCreating", "CreateContainerError", "RunContainerError"
 
 def _stuck_gpu_pods(snap: Snapshot, node: str) -> list[Pod]:
     """GPU pods on ``node`` whose containers never got created."""
-    out = []
-    for pod in snap.pods_by_node.get(node, []):
+    return memo(snap, "gx305-stuck", lambda: _stuck_by_node(snap)).get(node, [])
+
+
+def _stuck_by_node(snap: Snapshot) -> dict[str, list[Pod]]:
+    """Every node's stuck GPU pods from one look at gate 2's troubled pods (a container waiting
+    to be created is not ready, so every stuck pod is among them), not a walk of each GPU
+    node's pods."""
+    out: dict[str, list[Pod]] = {}
+    for pod in runtime_scan(snap).troubled:
         if is_terminal(pod) or not any(_requests_gpu(c) for c in pod.spec.containers):
             continue
         if any(st.state.waiting and st.state.waiting.reason in CREATE_STUCK
                for st in pod.status.container_statuses):
-            out.append(pod)
+            out.setdefault(pod.spec.node_name, []).append(pod)
     return out
 
 

@@ -9,12 +9,12 @@ Gathering them in one place keeps the checks and ``why`` on the same evidence.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuxray.engines.signatures import Match, default_matcher
 from gpuxray.model.finding import Evidence
 from gpuxray.model.k8s import ContainerState, Pod
-from gpuxray.model.snapshot import Input, Snapshot
+from gpuxray.model.snapshot import Input, Snapshot, memo
 
 MAX_LOG_LINES = 4000  # the tail of each log is enough: failures are at the end
 
@@ -72,12 +72,20 @@ class PodMatch:
 
 
 def scan_pod(snap: Snapshot, pod: Pod, *, logs: bool = True) -> list[PodMatch]:
-    """Signature matches in everything known about ``pod`` (events, statuses, logs)."""
+    """Signature matches in everything known about ``pod`` (events, statuses, logs).
+
+    Each distinct text is scanned once per snapshot: a fleet repeats the same event messages,
+    container states and healthy operand logs on thousands of pods, and a match depends only
+    on the text (its ``origin`` is set to where this copy came from)."""
     m = default_matcher()
+    seen: dict[str, list[Match]] = memo(snap, ("podtext-scan", id(m)), dict)
     out: list[PodMatch] = []
     for t in pod_texts(snap, pod, logs=logs):
-        for match in m.scan_text(t.text, t.source):
-            out.append(PodMatch(match, t))
+        found = seen.get(t.text)
+        if found is None:
+            found = seen[t.text] = m.scan_text(t.text)
+        for match in found:
+            out.append(PodMatch(replace(match, origin=t.source) if t.source else match, t))
     return out
 
 
