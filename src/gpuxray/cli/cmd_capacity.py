@@ -49,7 +49,9 @@ def totals(rows: list[GpuRow]) -> dict[str, dict[str, int]]:
 #: What a capacity view can depend on (rows, sharing and MIG modes, the GX6 checks): listed
 #: live instead of every kind and operand log. Held to the full listing's output by a test.
 CAPACITY_KINDS = frozenset({Input.NODES, Input.PODS, Input.DAEMONSETS, Input.CLUSTERPOLICIES,
-                            Input.CONFIGMAPS})
+                            Input.CONFIGMAPS, Input.DEVICECLASSES, Input.RESOURCESLICES,
+                            Input.RESOURCECLAIMS, Input.RESOURCECLAIMTEMPLATES,
+                            Input.COMPUTEDOMAINS})
 
 
 @click.command("capacity")

@@ -97,6 +97,8 @@ def log_nodes(snap: Snapshot, target: str, namespace: str | None) -> set[str] | 
     pod = snap.find_pod(ns, name)
     if pod is None or is_terminal(pod):
         return set()
+    if pod.spec.resource_claims:
+        return None  # the DRA branch (dra_gate1/dra_gate2) is not scoped here: every log
     if pod.spec.node_name:
         return {pod.spec.node_name}
     verdict = gate1.walk(snap, pod).verdict
