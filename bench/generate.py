@@ -209,6 +209,7 @@ class Pending:
     job: str = ""
     per_node: bool = False
     selector: dict[str, str] = field(default_factory=dict)
+    dra: bool = False  # asks through a ResourceClaimTemplate of ``gpus`` devices instead
 
 
 @dataclass(frozen=True)
@@ -228,6 +229,8 @@ class Shape:
     other_warnings: int = 0  # BackOff / Unhealthy / FailedMount events on bound pods
     gpu_share: float = 0.5  # chance a bound pod on a GPU node with GPUs left asks for some
     mustgather: bool = False  # write the cluster as must-gather output instead of a bundle
+    dra_nodes: int = 0  # GPU nodes serving their GPUs through DRA only (ResourceSlices)
+    dra_claims_per_node: int = 6  # running pods holding one device each through a claim
 
     def scaled(self, nodes: int, n: int) -> int:
         return max(1, round(n * nodes / 5000)) if n else 0
@@ -252,6 +255,10 @@ SHAPES: dict[str, Shape] = {
                  Pending(200, 2), Pending(1000, 1, per_node=True)),
         gpu_share=1.0),  # every GPU taken: the storm waits on a full fleet
     "mustgather": replace(FLEET, name="mustgather", mustgather=True),
+    "dra": Shape(
+        "dra", dra_nodes=1000, dra_claims_per_node=7,
+        pending=(Pending(400, 2, job="dra-train", dra=True), Pending(100, 1, dra=True),
+                 Pending(50, 8))),
 }
 
 
@@ -411,10 +418,14 @@ def generate(out: Path, nodes: int, pods_per_node: int, seed: int = 7,
     operands: dict[str, list[dict[str, Any]]] = {}  # node -> operand pods
     if sh.operator:
         extra, files, operands = _operator_stack(node_objs[:gpu_count])
+    dra = _Dra(node_objs, gpu_count, sh.scaled(nodes, sh.dra_nodes), sh) if sh.dra_nodes \
+        else None
+    if dra is not None:
+        operands = dra.claim_pods
     pending = sh.pending or (Pending(max(1, nodes // 100), 8),)
     scaled = [replace(g, count=sh.scaled(nodes, g.count)) if sh.pending else g for g in pending]
     n_pending = sum(g.count for g in scaled)
-    n_operand = sum(len(v) for v in operands.values())
+    n_operand = sum(len(v) for v in operands.values()) if dra is None else 0
     workload = nodes * pods_per_node - n_pending - n_operand
     if not sh.pending:  # plain: today's layout, pods_per_node on every node plus the pending
         workload = nodes * pods_per_node
@@ -445,6 +456,9 @@ def generate(out: Path, nodes: int, pods_per_node: int, seed: int = 7,
             for op in operands.get(name, []):
                 put(op)
             share = workload // nodes + (1 if n < workload % nodes else 0)
+            if dra is not None and name in dra.claim_pods:
+                share -= len(dra.claim_pods[name])
+                gpu = False  # its GPUs are handed out by claims, not nvidia.com/gpu
             for _ in range(share):
                 p = pod(i, rng, name, gpu, free, sh.namespaces, sh.gpu_share)
                 if ctl is not None:
@@ -462,6 +476,8 @@ def generate(out: Path, nodes: int, pods_per_node: int, seed: int = 7,
         for g in scaled:
             for j in range(g.count):
                 p = _pending_pod(i, rng, g, j, nodes, sh.namespaces, job_uids.get(g.job, ""))
+                if g.dra and dra is not None:
+                    dra.ask_by_claim(p, g.gpus)
                 pending_objs.append(p)
                 put(p)
         fh.write(b"]}")
@@ -478,10 +494,15 @@ def generate(out: Path, nodes: int, pods_per_node: int, seed: int = 7,
         for p in pending_objs:
             events += _failed_scheduling(rng, p, nodes, sh.failed_scheduling_per_pending)
     _write_list(out / "cluster" / "events.json", events + warnings + extra.pop("events", []))
+    if dra is not None:
+        extra["daemonsets"] = extra.get("daemonsets", []) + dra.b.cluster.get("daemonsets", [])
     for res in ("daemonsets", "deployments", "replicasets", "jobs", "statefulsets",
                 "runtimeclasses", "resourcequotas", "configmaps", "clusterpolicies",
                 "nvidiadrivers"):
         _write_list(out / "cluster" / f"{res}.json", extra.get(res, []))
+    if dra is not None:
+        for res, items in dra.objects().items():
+            _write_list(out / "cluster" / f"{res}.json", items)
     for rel, text in files.items():
         f = out / rel
         f.parent.mkdir(parents=True, exist_ok=True)
@@ -529,6 +550,56 @@ def _warning(rng: random.Random, p: dict[str, Any], k: int) -> dict[str, Any]:
               "source": {"component": comp, "host": p["spec"].get("nodeName", "")},
               "reportingComponent": comp})
     return e
+
+
+class _Dra:
+    """The last ``count`` GPU nodes serve their GPUs through the NVIDIA DRA driver only
+    (:mod:`gpuxray.scenarios.dra`): a ResourceSlice of 8 devices each, no ``nvidia.com/gpu``,
+    the driver's DeviceClasses, templates and kubelet plugin, and ``dra_claims_per_node``
+    running pods per node holding a device each through an allocated claim."""
+
+    def __init__(self, node_objs: list[dict[str, Any]], gpu_count: int, count: int,
+                 sh: Shape) -> None:
+        from gpuxray.scenarios import dra as S
+        from gpuxray.scenarios.builder import ClusterBuilder
+
+        b = self.b = ClusterBuilder()
+        S.add_device_classes(b)
+        for ns in ("research", *(f"team-{t}" for t in range(sh.namespaces))):
+            S.add_template(b, ns, "single-gpu")
+            for g in (2, 4, 8):
+                S.add_template(b, ns, f"gpus-{g}", [S.request(count=g)])
+        self.claim_pods: dict[str, list[dict[str, Any]]] = {}
+        for n in range(gpu_count - count, gpu_count):
+            name = node_objs[n]["metadata"]["name"]
+            node_objs[n] = S.dra_gpu_node(b, name)
+            for d in range(sh.dra_claims_per_node):
+                p, _claim = S.run_on(b, f"team-{(n + d) % sh.namespaces}", f"infer-{n}-{d}",
+                                     name, [f"gpu-{d}"])
+                self.claim_pods.setdefault(name, []).append(p)
+        S.add_kubelet_plugin(b, count)
+        b.cluster.pop("pods", None)
+        b.cluster.pop("nodes", None)
+
+    def ask_by_claim(self, p: dict[str, Any], gpus: int) -> None:
+        """Turn pending GPU pod ``p`` into one asking through a claim from a template: the
+        claim controller has created its claim, which waits for the scheduler to allocate."""
+        from gpuxray.scenarios import dra as S
+
+        c = p["spec"]["containers"][0]
+        c["resources"]["limits"].pop("nvidia.com/gpu", None)
+        c["resources"]["claims"] = [{"name": "gpu"}]
+        template = "single-gpu" if gpus == 1 else f"gpus-{gpus}"
+        p["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": template}]
+        m = p["metadata"]
+        claim = f"{m['name']}-gpu-{m['uid'][:5]}"
+        p["status"]["resourceClaimStatuses"] = [{"name": "gpu", "resourceClaimName": claim}]
+        S.add_claim(self.b, m["namespace"], claim, [S.request(count=gpus)], owner=p)
+
+    def objects(self) -> dict[str, list[dict[str, Any]]]:
+        out = {r: v for r, v in self.b.cluster.items() if r != "daemonsets"}
+        out.setdefault("computedomains", [])
+        return out
 
 
 def _operator_stack(gpu_nodes: list[dict[str, Any]]) -> tuple[
