@@ -467,6 +467,9 @@ def generate(out: Path, nodes: int, pods_per_node: int, seed: int = 7,
                         p["spec"]["containers"][0]["resources"]["limits"]
                         and rng.random() < sh.runtime_class_share):
                     p["spec"]["runtimeClassName"] = "nvidia"
+                if (sh.gpu_share >= 1 and p["status"]["phase"] == "Succeeded"
+                        and "nvidia.com/gpu" in p["spec"]["containers"][0]["resources"]["limits"]):
+                    _keep_running(p)  # a full fleet: no finished pod has freed its GPUs
                 if warn_every and k % warn_every == warn_every // 2:
                     warnings.append(_warning(rng, p, len(warnings)))
                 k += 1
@@ -512,6 +515,12 @@ def generate(out: Path, nodes: int, pods_per_node: int, seed: int = 7,
          "collector": "bench/generate.py", "source": {"kind": "synthetic", "shape": sh.name},
          "operator_namespace": "gpu-operator", "errors": []}))
     return out
+
+
+def _keep_running(p: dict[str, Any]) -> None:
+    p["status"]["phase"] = "Running"
+    for cs in p["status"].get("containerStatuses", []):
+        cs["ready"] = True
 
 
 def _failed_scheduling(rng: random.Random, p: dict[str, Any], nodes: int,

@@ -39,3 +39,15 @@ def test_pending_storm_report_does_not_grow_with_the_storm(tmp_path: Path) -> No
         return sum(1 for f in doc["findings"] if "subjects" in f)  # type: ignore[attr-defined]
     assert folded(small) == folded(large) >= 1
     assert l_size < 3 * s_size
+
+
+def test_exhausted_lists_a_bounded_sample_of_holders(tmp_path: Path) -> None:
+    from gpuxray.engines.gate1 import MAX_HOLDERS as GATE1_MAX
+
+    doc, _size = _report(generate(tmp_path / "storm", 60, 20, shape="pending-storm"))
+    gx204 = [f for f in doc["findings"] if f["code"] == "GX204"]  # type: ignore[attr-defined]
+    big = [f for f in gx204 if f["params"]["holders_total"] > GATE1_MAX]
+    assert big  # the identical jobs' findings: every GPU node's holders
+    for f in gx204:
+        p = f["params"]
+        assert len(p["holders"]) == min(GATE1_MAX, p["holders_total"])

@@ -17,6 +17,7 @@ leaf that, once fixed, would let the pod schedule:
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -51,6 +52,7 @@ from gpuxray.model.quantity import safe_quantity
 from gpuxray.model.snapshot import Input, Snapshot, memo
 
 MAX_LISTED = 8
+MAX_HOLDERS = 64  # GX204 params.holders: the first ones; holders_total counts them all
 
 
 @dataclass(slots=True)
@@ -419,15 +421,20 @@ def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bo
         return True
     allocated = sum(int(fits[n.metadata.name].used) for n in candidates)
     allocatable = sum(int(fits[n.metadata.name].allocatable) for n in candidates)
-    holders = [f"{h.namespace}/{h.pod}×{h.amount}@{n.metadata.name}" for n in candidates
-               for h in acct.holders.get((n.metadata.name, res), [])]
+    # the first MAX_HOLDERS holders and how many there are: listing every holder of every
+    # candidate made each pending job's finding O(fleet) (bench/ pending-storm shape)
+    total = sum(len(acct.holders.get((n.metadata.name, res), [])) for n in candidates)
+    holders = list(itertools.islice((f"{h.namespace}/{h.pod}×{h.amount}@{n.metadata.name}"
+                                     for n in candidates
+                                     for h in acct.holders.get((n.metadata.name, res), [])),
+                                    MAX_HOLDERS))
     ev = [*ev_all, snap.ev(Input.PODS, "held by " + ", ".join(holders[:12])
-                           + (" …" if len(holders) > 12 else ""))] if holders else ev_all
+                           + (" …" if total > 12 else ""))] if holders else ev_all
     g.add(f"{res}: room on an admissible node", "fail",
           f"{allocated} of {allocatable} allocated on {len(candidates)} node(s)", ev)
     g.verdict = fail("GX204", subject, ev, resource=res, candidates=len(candidates),
                      allocated=allocated, allocatable=allocatable, requested=qty,
-                     holders=holders)
+                     holders=holders, holders_total=total)
     return True
 
 
