@@ -174,3 +174,15 @@ def test_a_runtimes_table_in_the_root_config_stays_gx509() -> None:
     paste = f"# cat /etc/containerd/config.toml\nversion = 2\n{DROPIN}"
     codes = _codes(paste)
     assert codes[:1] == ["GX509"] and "GX501" not in codes
+
+
+BACKOFF = ("Warning  BackOff  2m (x50 over 12m)  kubelet  Back-off restarting failed container "
+           "{ctr} in pod {pod}_gpu-operator(9f0c1e2a-0000-4000-8000-000000000000)")
+
+
+def test_kubelet_backoff_of_an_operand_pod_votes_for_its_component() -> None:
+    r = triage([("paste", BACKOFF.format(ctr="nvidia-driver-ctr",
+                                         pod="nvidia-driver-daemonset-abc12"))])
+    assert r.causes[0].cause.code == "GX403" and not r.decided
+    other = BACKOFF.format(ctr="app", pod="web-7d9f8-abc12")
+    assert _codes(other) == []

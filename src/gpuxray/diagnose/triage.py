@@ -343,6 +343,38 @@ def dropin_replaced_runtimes(findings: list[Finding]) -> list[CauseScore]:
     return out[:1]
 
 
+# kubelet's events for a container it keeps restarting or cannot pull, naming container and
+# pod (kubernetes/kubernetes@v1.34.0:pkg/kubelet/kuberuntime/kuberuntime_manager.go, "Back-off
+# restarting failed container %s in pod %s"; pkg/kubelet/images/image_manager.go, "Back-off
+# pulling image %q"): the operand pod named there votes as its row in a pods table would.
+_BACKOFF = re.compile(r"back-off restarting failed container(?: (?P<ctr>[\w.-]+))?"
+                      r" in pod (?P<pod>[a-z0-9][a-z0-9.-]{0,252}?)_")
+
+
+def operand_events(text: str) -> list[CauseScore]:
+    """Votes from kubelet's back-off events naming an operand pod (never deciding)."""
+    scores: dict[str, CauseScore] = {}
+    low = text.lower()
+    if "back-off restarting failed container" not in low:
+        return []
+    for m in _BACKOFF.finditer(low[:FILE_SCAN]):
+        pod = m.group("pod")
+        for prefix, states, votes in OPERAND_STATE_VOTES:
+            if prefix and pod.startswith(prefix) and "crashloopbackoff" in states:
+                for cid, w in votes.items():
+                    cs = scores.setdefault(cid, CauseScore(CAUSE_BY_ID[cid]))
+                    cs.score = max(cs.score, w)
+                    if "kubelet-backoff" not in cs.signatures:
+                        cs.signatures.append("kubelet-backoff")
+                    if len(cs.matched) < 3:
+                        cs.matched.append(f"{pod}: back-off restarting {m.group('ctr') or ''}")
+                break
+    return list(scores.values())
+
+
+FILE_SCAN = 4 << 20
+
+
 def _score_checks(findings: list[Finding]) -> tuple[list[CauseScore], list[Finding],
                                                      list[Finding]]:
     """Failing findings at warning or above become causes; unknowns are kept apart."""
@@ -418,7 +450,7 @@ def triage(texts: Iterable[tuple[str, str]],
                                           and f.subject.name in evidence.labels_unknown)]
     check_scores, check_fails, unknowns = _score_checks(checked)
     stage = [cs for _n, text in zip(names, (t.text for t in inputs), strict=True)
-             for cs in driver_log_stage(text)]
+             for cs in driver_log_stage(text) + operand_events(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches) + stage
                     + operand_table(evidence.parts) + readings(evidence.parts)

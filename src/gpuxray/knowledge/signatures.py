@@ -395,6 +395,18 @@ SIGNATURES: tuple[Signature, ...] = (
                     "configure the NVIDIA Container Toolkit?", DP + "internal/plugin/factory.go"),
                  _x("2020/03/01 10:02:10 If this is a GPU node, did you set the docker default "
                     "runtime to `nvidia`?", "NVIDIA/k8s-device-plugin@v0.9.0:main.go"))),
+    # The plugin's container found no NVML: the driver libraries were not injected into it
+    # (no nvidia runtime for it, or its CDI/volume-mount strategy without the privileges it needs).
+    _s("plugin-nvml-not-found", "error_library_not_found|nvml not detected",
+       r"(?:unable to create plugin manager: nvml init failed|error initializing nvml): "
+       r"error_library_not_found|nvml not detected: could not load nvml library",
+       {"runtime-not-default": 2.0, "not-advertised": 1.0, "injection-failed": 0.5}, (LOG,),
+       examples=(_x("error starting plugins: error creating plugin manager: unable to create "
+                    "plugin manager: nvml init failed: ERROR_LIBRARY_NOT_FOUND",
+                    GH + "NVIDIA/k8s-device-plugin/issues/856"),
+                 _x("W0819 07:02:54.757556       1 rm.go:109] NVML not detected: could not load "
+                    "NVML library: libnvidia-ml.so.1: cannot open shared object file: No such "
+                    "file or directory", GH + "NVIDIA/k8s-device-plugin/issues/1371"))),
     _s("plugin-register-failed", "could not register device plugin",
        r"could not register device plugin", {"not-advertised": 3.0}, (LOG,), True,
        examples=(_x("E1129 10:02:10.000000 1 server.go:146] Could not register device plugin: "
@@ -864,6 +876,13 @@ SIGNATURES: tuple[Signature, ...] = (
                     OGKM + "src/nvidia/src/kernel/gpu/arch/ampere/kern_gpu_error_cont_ga100.c"),
                  _x("NVRM: Xid (PCI:0000:01:00 GPU-I:05 GPU-CI:01): 13, Graphics Exception",
                     OGKM + "src/nvidia/src/kernel/gpu/rc/kernel_rc.c"))),
+    # The kernel driver's own line when a GPU stops answering on PCIe (printed with, or before,
+    # Xid 79); some pastes keep only this one.
+    _s("nvrm-fallen-off-bus", "fallen off the bus",
+       r"nvrm: gpu [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: gpu has fallen off the bus",
+       {"xid": 3.5, "unhealthy": 1.0}, (DMESG, JOURNAL), True,
+       examples=(_x("NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.",
+                    OGKM + "src/nvidia/arch/nvalloc/unix/src/osinit.c"),)),
     # containerd does not handle SIGHUP: the toolkit's signal kills it and systemd restarts it
     # (knowledge audit §0.6).
     _s("containerd-signal", "status=1/hup|sending sighup signal to containerd|"
@@ -1189,7 +1208,8 @@ _DRA_SOURCES: dict[str, str] = {
                            "stable/allocator_stable.go",
     "dra-prepare-failed": K + "pkg/kubelet/cm/dra/manager.go",
     "dra-driver-not-registered": K + "pkg/kubelet/cm/dra/plugin/registry.go",
-    "dra-unprepared-mig": "NVIDIA/k8s-dra-driver@main:cmd/nvidia-dra-plugin/device_state.go",
+    "dra-unprepared-mig": "NVIDIA/k8s-dra-driver-gpu@dc531f3a:cmd/nvidia-dra-plugin/"
+                          "device_state.go",
     "dra-cdi-claim": CD + "pkg/cdi/oci_opt.go",
 }
 DRA_SIGNATURES = tuple(replace(sg, examples=(Example(DRA_EXAMPLES[sg.id], _DRA_SOURCES[sg.id]),))
