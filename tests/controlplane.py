@@ -333,11 +333,31 @@ def install_crds(cp: ControlPlane) -> None:
             "GET", f"/apis/{g}/{v}/{p}")[0] == 200, timeout=60)
 
 
-def load_cluster(cp: ControlPlane, cluster: dict[str, list[Obj]]) -> dict[str, Obj]:
+def _replayable_job(body: Obj) -> None:
+    """A Job as collected carries the selector and labels the apiserver generated for it;
+    a new Job must leave them to the apiserver, and its pods never restart Always."""
+    spec = body.get("spec", {})
+    if spec.get("manualSelector"):
+        return
+    spec.pop("selector", None)
+    tmpl = spec.get("template", {})
+    labels = tmpl.get("metadata", {}).get("labels", {})
+    for k in ("controller-uid", "batch.kubernetes.io/controller-uid", "job-name",
+              "batch.kubernetes.io/job-name"):
+        labels.pop(k, None)
+    pod = tmpl.get("spec", {})
+    if pod.get("restartPolicy") not in ("OnFailure", "Never"):
+        pod["restartPolicy"] = "Never"
+
+
+def load_cluster(cp: ControlPlane, cluster: dict[str, list[Obj]], *,
+                 refused: list[str] | None = None) -> dict[str, Obj]:
     """Replay a builder's ``cluster`` objects: namespaces first, each object created, then its
     status written through the status subresource (the apiserver drops status on create for
     most kinds, as a kubelet or controller would write it later). Events keep their
-    involvedObject but point at the new uid. Returns the created objects by kind/ns/name."""
+    involvedObject but point at the new uid. Returns the created objects by kind/ns/name.
+    With ``refused`` given, an object the apiserver refuses is named there and skipped;
+    without it the refusal raises."""
     namespaces = sorted({o["metadata"]["namespace"] for items in cluster.values()
                          for o in items if o.get("metadata", {}).get("namespace")})
     for ns in namespaces:
@@ -350,7 +370,15 @@ def load_cluster(cp: ControlPlane, cluster: dict[str, list[Obj]]) -> dict[str, O
                 key = _key(obj["involvedObject"])
                 if key in created:
                     body["involvedObject"]["uid"] = created[key]["metadata"]["uid"]
-            out = cp.create(body)
+            if obj["kind"] == "Job":
+                _replayable_job(body)
+            status, out = cp.request("POST", collection_path(body), body)
+            if status >= 300:
+                if refused is None:
+                    raise RuntimeError(f"POST {collection_path(body)}: {status} {out}")
+                msg = out.get("message", out) if isinstance(out, dict) else out
+                refused.append(f"{_key(obj)}: {status} {msg}")
+                continue
             if obj["kind"] in STATUS_KINDS and obj.get("status"):
                 out = _write_status(cp, obj, out)
             created[_key(obj)] = out

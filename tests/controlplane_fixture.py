@@ -80,11 +80,7 @@ def replayed(control_plane: cplane.ControlPlane) -> cplane.ControlPlane:
         for w in b.cluster.get(plural, []):
             w["spec"]["replicas"] = 0
     for j in b.cluster.get("jobs", []):
-        # the builder's Job names its selector and keeps restartPolicy Always, which the real
-        # apiserver refuses (the selector is generated; a Job's pods never restart Always)
         j["spec"]["suspend"] = True
-        j["spec"].pop("selector", None)
-        j["spec"]["template"]["spec"]["restartPolicy"] = "Never"
     for pod in b.cluster.get("pods", []):
         # no kubelet runs the containers, so none has started and none has a log to read
         pod["status"].pop("containerStatuses", None)
