@@ -25,6 +25,7 @@ from fractions import Fraction
 import msgspec
 
 from gpuxray.engines.capacity import (
+    Accounting,
     accounting,
     gpu_requests,
     is_gpu_node,
@@ -419,15 +420,8 @@ def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bo
         g.verdict = fail("GX206", subject, ev_all, resource=res, free_total=free_total,
                          max_free=max_free, requested=qty)
         return True
-    allocated = sum(int(fits[n.metadata.name].used) for n in candidates)
-    allocatable = sum(int(fits[n.metadata.name].allocatable) for n in candidates)
-    # the first MAX_HOLDERS holders and how many there are: listing every holder of every
-    # candidate made each pending job's finding O(fleet) (bench/ pending-storm shape)
-    total = sum(len(acct.holders.get((n.metadata.name, res), [])) for n in candidates)
-    holders = list(itertools.islice((f"{h.namespace}/{h.pod}×{h.amount}@{n.metadata.name}"
-                                     for n in candidates
-                                     for h in acct.holders.get((n.metadata.name, res), [])),
-                                    MAX_HOLDERS))
+    allocated, allocatable, total, holders = memo(
+        snap, ("gate1-exhausted", sig, res), lambda: _exhausted(acct, fits, candidates, res))
     ev = [*ev_all, snap.ev(Input.PODS, "held by " + ", ".join(holders[:12])
                            + (" …" if total > 12 else ""))] if holders else ev_all
     g.add(f"{res}: room on an admissible node", "fail",
@@ -442,6 +436,21 @@ def _shape(pod: Pod) -> bytes:
     """What decides admissibility: pods of one job share it, so their node work is shared."""
     return msgspec.json.encode((pod.spec.tolerations, pod.spec.node_selector,
                                 pod.spec.affinity))
+
+
+def _exhausted(acct: Accounting, fits: dict[str, ResourceFit], candidates: list[Node],
+               res: str) -> tuple[int, int, int, list[str]]:
+    """What every pod of one shape sees on its full admissible nodes: GPUs allocated and
+    allocatable summed, how many pods hold them, and the first MAX_HOLDERS of those (listing
+    every holder of every candidate made each pending job's finding O(fleet))."""
+    allocated = sum(int(fits[n.metadata.name].used) for n in candidates)
+    allocatable = sum(int(fits[n.metadata.name].allocatable) for n in candidates)
+    total = sum(len(acct.holders.get((n.metadata.name, res), [])) for n in candidates)
+    holders = list(itertools.islice((f"{h.namespace}/{h.pod}×{h.amount}@{n.metadata.name}"
+                                     for n in candidates
+                                     for h in acct.holders.get((n.metadata.name, res), [])),
+                                    MAX_HOLDERS))
+    return allocated, allocatable, total, holders
 
 
 def _whole_fit(snap: Snapshot, pod: Pod, fitting: list[Node]) -> tuple[list[str], set[str]]:
