@@ -252,6 +252,8 @@ def test_dra_gate1_agrees_with_kube_scheduler(control_plane: cplane.ControlPlane
             cp.delete_nodes([n["metadata"]["name"] for n in nodes])
     finally:
         cp.request("DELETE", f"{RES}/resourceslices")
+        for dc in b.cluster["deviceclasses"]:
+            cp.request("DELETE", f"{RES}/deviceclasses/{dc['metadata']['name']}")
         cp.delete_nodes()
     elapsed = time.monotonic() - started
     print(f"\nDRA gate 1 vs kube-scheduler {cp.version}: {total} claim/slice shapes in "
