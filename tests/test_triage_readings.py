@@ -186,3 +186,17 @@ def test_kubelet_backoff_of_an_operand_pod_votes_for_its_component() -> None:
     assert r.causes[0].cause.code == "GX403" and not r.decided
     other = BACKOFF.format(ctr="app", pod="web-7d9f8-abc12")
     assert _codes(other) == []
+
+
+WRAPPER = "nvidia driver modules are not yet loaded, invoking /usr/local/bin/runc directly\n"
+
+
+@pytest.mark.parametrize(("extra", "code"), [
+    ("Started host engine version 4.4.2 using port number: 5555\n", "GX406"),
+    ("nvidia-operator-validator-abcde   0/1   Init:0/4   0   2m\n", "GX302"),
+])
+def test_the_runc_fallback_names_the_operand_it_started(extra: str, code: str) -> None:
+    alone = triage([("paste", WRAPPER)])
+    assert len({round(c.score, 6) for c in alone.causes[:3]}) == 1  # a tie: nothing to tell
+    r = triage([("paste", WRAPPER + extra)])
+    assert r.causes[0].cause.code == code and not r.decided

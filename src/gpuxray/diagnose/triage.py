@@ -374,6 +374,30 @@ def operand_events(text: str) -> list[CauseScore]:
 
 FILE_SCAN = 4 << 20
 
+# The runtime wrapper falling back to plain runc (driver modules not loaded) hurts whichever
+# operand it started; when the paste shows which one, that operand's cause goes first. DCGM's
+# host engine announces itself on start ("Started host engine version …", pasted in
+# https://github.com/NVIDIA/gpu-operator/issues/2854); the operand pods carry their names.
+_WRAPPER_OPERANDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"started host engine version|nv-hostengine|nvidia-dcgm"), "dcgm-connect"),
+    (re.compile(r"nvidia-device-plugin|nvidia-operator-validator"), "operand-init"),
+)
+
+
+def wrapper_fallback_operand(text: str, matches: list[Match]) -> list[CauseScore]:
+    """A vote for the operand the runc fallback started, when the paste names it."""
+    if not any(m.signature.id == "runtime-wrapper-no-driver" for m in matches):
+        return []
+    low = text[:FILE_SCAN].lower()
+    for pat, cid in _WRAPPER_OPERANDS:
+        m = pat.search(low)
+        if m:
+            cs = CauseScore(CAUSE_BY_ID[cid], 0.75)
+            cs.signatures.append("runc-fallback-operand")
+            cs.matched.append(f"the runc fallback started {m.group(0)}")
+            return [cs]
+    return []
+
 
 def _score_checks(findings: list[Finding]) -> tuple[list[CauseScore], list[Finding],
                                                      list[Finding]]:
@@ -450,7 +474,8 @@ def triage(texts: Iterable[tuple[str, str]],
                                           and f.subject.name in evidence.labels_unknown)]
     check_scores, check_fails, unknowns = _score_checks(checked)
     stage = [cs for _n, text in zip(names, (t.text for t in inputs), strict=True)
-             for cs in driver_log_stage(text) + operand_events(text)]
+             for cs in driver_log_stage(text) + operand_events(text)
+             + wrapper_fallback_operand(text, matches)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches) + stage
                     + operand_table(evidence.parts) + readings(evidence.parts)

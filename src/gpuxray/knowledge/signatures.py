@@ -407,6 +407,22 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("W0819 07:02:54.757556       1 rm.go:109] NVML not detected: could not load "
                     "NVML library: libnvidia-ml.so.1: cannot open shared object file: No such "
                     "file or directory", GH + "NVIDIA/k8s-device-plugin/issues/1371"))),
+    # The toolkit container signals containerd over the socket it was given: a socket that is
+    # not there is a containerd at another path (k3s, RKE2, microk8s run their own), whose
+    # config the toolkit did not write either.
+    _s("toolkit-containerd-dial", "unable to dial",
+       r"unable to restart containerd: unable to dial: dial unix \S+: connect: "
+       r"(?:no such file or directory|connection refused)",
+       {"runtime-config-not-read": 2.5, "containerd-restart": 0.5}, (LOG,),
+       examples=(_x('level=fatal msg="error running nvidia-toolkit: unable to setup runtime: '
+                    'unable to restart containerd: unable to dial: dial unix /runtime/sock-dir/'
+                    'containerd.sock: connect: no such file or directory"',
+                    "NVIDIA/nvidia-container-toolkit@v1.17.0:tools/container/runtime/containerd/"
+                    "containerd_linux.go"),
+                 _x("unable to restart containerd: unable to dial: dial unix "
+                    "/run/containerd/containerd.sock: connect: connection refused",
+                    CTK + "cmd/nvidia-ctk-installer/container/runtime/containerd/"
+                    "containerd_linux.go"))),
     _s("plugin-register-failed", "could not register device plugin",
        r"could not register device plugin", {"not-advertised": 3.0}, (LOG,), True,
        examples=(_x("E1129 10:02:10.000000 1 server.go:146] Could not register device plugin: "
@@ -767,6 +783,18 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("Usage: /usr/bin/nvidia-fabricmanager-start.sh [script options] --args "
                     "[arguments to run fabric manager]",
                     GH + "NVIDIA/gpu-operator/issues/1595"),)),
+    # systemd's lines for a Fabric Manager unit that ran and exited (a bad config, a driver
+    # it does not match): stopped is "absent" to the GPUs, the version check tells which.
+    _s("fm-unit-failed", "nvidia-fabricmanager.service|nvidia fabric manager",
+       r"nvidia-fabricmanager\.service: (?:main process exited, code=(?:exited|killed|dumped), "
+       r"status=[1-9]|failed with result)|failed to start nvidia fabric ?manager",
+       {"fm-missing": 2.5, "fm-version": 1.0}, (JOURNAL, LOG, SMI),
+       examples=(_x("nvidia-fabricmanager.service: Main process exited, code=exited, "
+                    "status=1/FAILURE", "systemd/systemd@v255:src/core/service.c"),
+                 _x("nvidia-fabricmanager.service: Failed with result 'exit-code'.",
+                    "systemd/systemd@v255:src/core/service.c"),
+                 _x("Failed to start NVIDIA fabric manager service.",
+                    "systemd/systemd@v255:src/core/job.c"))),
     _s("fm-state-inactive", "activestate=",
        r"^activestate=(?:inactive|failed)", {"fm-missing": 1.5}, (SMI,),
        examples=(_x("ActiveState=inactive",
