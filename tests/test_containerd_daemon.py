@@ -124,3 +124,56 @@ def test_explanations_state_the_measured_signal_behaviour(
     assert all(v in toolkit[-1] for v in MEASURED_VERSIONS)
     for c in ("GX503", "GX504"):
         assert SIGNALS["SIGHUP"].summary in CATALOG[c].summary
+
+
+CRI_RT = 'plugins."io.containerd.cri.v1.runtime"'
+GRPC_CRI = 'plugins."io.containerd.grpc.v1.cri"'
+
+
+@pytest.mark.parametrize("version", [v for v in expected_versions() if not v.startswith("1.")])
+def test_v3_root_v2_dropin_cri_plugin_outcome_on_the_daemon(version: str,
+                                                            tmp_path: Path) -> None:
+    """facts.md §0 on the running daemon, CRI runtime plugin enabled (the CRI gRPC service
+    stays disabled): a v3 root with a runtimes table plus a v2 drop-in setting
+    default_runtime_name = "nvidia" — on 2.0.2-2.2 the migration keeps the drop-in's runtimes
+    out but takes its default, so the CRI runtime plugin refuses its config (the engine's
+    CRI_DEFAULT_RUNTIME problem, with the same message); 2.3+ keep nvidia and load it."""
+    binary = _binary(version)
+    conf_d = tmp_path / "conf.d"
+    conf_d.mkdir()
+    (conf_d / "99-nvidia.toml").write_text(
+        f'version = 2\n[{GRPC_CRI}.containerd]\ndefault_runtime_name = "nvidia"\n'
+        f'[{GRPC_CRI}.containerd.runtimes.nvidia]\nruntime_type = "io.containerd.runc.v2"\n')
+    cfg = tmp_path / "config.toml"
+    d = tmp_path
+    cfg.write_text(
+        f'version = 3\nimports = ["{conf_d}/*.toml"]\nroot = "{d}/root"\nstate = "{d}/state"\n'
+        'disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.nri.v1.nri"]\n'
+        f'[grpc]\n  address = "{d}/c.sock"\n[ttrpc]\n  address = "{d}/c.sock.ttrpc"\n'
+        f'[plugins."io.containerd.internal.v1.opt"]\n  path = "{d}/opt"\n'
+        f'[{CRI_RT}.containerd.runtimes.runc.options]\n  SystemdCgroup = true\n')
+    log = d / "log"
+    with log.open("wb") as out:
+        p = subprocess.Popen([str(binary), "--config", str(cfg)], stdout=out,
+                             stderr=subprocess.STDOUT, cwd=d)
+    try:
+        deadline = time.monotonic() + 30
+        while not (d / "c.sock").exists() and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        assert p.poll() is None, log.read_text()[-2000:]  # containerd runs on without CRI
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
+    failed = [ln for ln in log.read_text().splitlines()
+              if "failed to load plugin" in ln and "id=io.containerd.cri.v1.runtime " in ln]
+    a = analyse(DirReader("/"), resolve_version((version, "test")), str(cfg))
+    probs = [pr for pr in a.problems if pr.kind is ProblemKind.CRI_DEFAULT_RUNTIME]
+    if failed:
+        [pr] = probs
+        assert pr.daemon is not None
+        assert 'error="' + pr.daemon.replace('"', '\\"') + '"' in failed[0]
+        assert a.runtimes == ["runc"] and a.lost_runtimes == ["nvidia"]
+    else:
+        assert probs == [] and "nvidia" in a.runtimes
+    assert bool(failed) is (tuple(int(x) for x in version.split(".")) < (2, 3, 0))
