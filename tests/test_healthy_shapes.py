@@ -4,10 +4,10 @@ with the drop-in the toolkit writes, Ubuntu / RHEL / Rocky, MIG single and mixed
 and MPS with the device plugin's README configs, NVSwitch with Fabric Manager.
 
 For every shape ``check`` reports nothing above info and ``why`` finds every running GPU pod
-fine. Two findings are right on a healthy cluster and are asserted exactly, not filtered:
-GX409 (warning) on 25.10 shapes, because the platform-support page lists 25.10.x as End of
-Support; GX601 unknown on time-slicing/MPS shapes, because dcgm-exporter cannot attribute a
-shared GPU's use to pods.
+fine (GX409 on 25.10 shapes is info: the platform-support page lists 25.10.x as End of
+Support, a planning item, not a fault). One finding is right on a healthy cluster and is asserted
+exactly, not filtered: GX601 unknown on time-slicing/MPS shapes, because dcgm-exporter cannot
+attribute a shared GPU's use to pods.
 
 Each node's ``containerd config dump`` (and ``crictl info``, read from it) comes from the real
 containerd of the node's version when ``tests/real_containerd.py`` finds its binary
@@ -108,8 +108,6 @@ def _above_info(fs: list[Finding]) -> list[Finding]:
 
 
 def _expected(shape: hs.Shape, f: Finding) -> bool:
-    if f.code == "GX409" and f.status == Status.FAIL:
-        return shape.operator.startswith("v25.10") and f.params.get("status") == "EOL"
     if f.code == "GX601" and f.status == Status.UNKNOWN:
         return shape.gpus in ("time-slicing", "mps") and f.params.get("missing") == \
             "per-pod DCGM attribution"

@@ -168,7 +168,7 @@ def test_plugin_config_older_than_pods_is_fine(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("version", "severity"), [
-    ("v25.10.1", Severity.WARNING), ("v26.3.3", Severity.INFO), ("v24.9.2", Severity.WARNING)])
+    ("v25.10.1", Severity.INFO), ("v26.3.3", Severity.INFO), ("v24.9.2", Severity.INFO)])
 def test_unsupported_operator_version(tmp_path: Path, version: str, severity: Severity) -> None:
     fs = only(run(cluster(version=version), tmp_path, ("GX409",)), "GX409")
     assert codes_subjects(fs) == {("GX409", "Deployment", "gpu-operator")}

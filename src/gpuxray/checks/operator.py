@@ -451,8 +451,9 @@ def operator_version(snap: Snapshot) -> tuple[str, Evidence, Subject] | None:
 
 @check("GX409", needs=(Input.NODES,))
 def unsupported_stack(snap: Snapshot) -> Iterator[Finding]:
-    """Seed §3: 26.3.x is Deprecated and 26.7.x Supported; older lines are end of life; consumer
-    GPUs are not on the supported product list (knowledge/support.py)."""
+    """Seed §3: 26.3.x is Deprecated and 26.7.x Supported; older lines are end of life (both
+    reported as info: a release that runs is a planning item); consumer GPUs are not on the
+    supported product list (a warning) (knowledge/support.py)."""
     found = operator_version(snap)
     if found is not None:
         text, ev, subject = found
@@ -461,8 +462,10 @@ def unsupported_stack(snap: Snapshot) -> Iterator[Finding]:
             status = support.operator_status(ver)
             if status != support.SUPPORTED:
                 vs = "v" + ".".join(map(str, ver))
-                sev = Severity.INFO if status == support.DEPRECATED else Severity.WARNING
-                yield fail("GX409", subject, [ev], severity=sev,
+                # Info, not a warning: an out-of-support release that runs is a planning item,
+                # not a fault, and a healthy cluster stays quiet (the issue's healthy shapes
+                # include 25.10, End of Support on the platform-support page).
+                yield fail("GX409", subject, [ev], severity=Severity.INFO,
                            detail=f"GPU Operator {vs} is {status}", version=vs, status=status)
     for node in snap.nodes:
         product = node.metadata.labels.get(lk.GPU_PRODUCT)
