@@ -314,3 +314,22 @@ def test_gx509_refusals_carry_the_daemon_message(write_bundle: Write) -> None:
     assert fs["b22"].params["daemon_message"] == (
         "failed to load TOML from /etc/containerd/conf.d/99-nvidia.toml: expected containerd "
         "config version equal to or less than `3`, got `4`")
+
+
+def test_gx510_nodes_get_the_merge_table_in_document_reports(write_bundle: Write) -> None:
+    """A node whose v2 drop-in the 2.0.2-2.2 migration kept out gets the same merge section as
+    a GX501 node, naming the drop-in and the handlers it lost."""
+    from click.testing import CliRunner
+
+    from gpuxray.cli.main import cli
+
+    b = ClusterBuilder()
+    files = {ROOT: ROOT_V3, f"{DROP}/99-nvidia.toml": V2_NVIDIA_DROPIN}
+    _v2x_cluster(b, {"n21": ("2.1.4", files), "n23": ("2.3.7", files)})
+    root = write_bundle(b)
+    out = CliRunner().invoke(cli, ["check", "--bundle", str(root), "-o", "markdown"]).output
+    merge = out.split("## containerd config merge", 1)
+    assert len(merge) == 2, "no merge section for a GX510 node"
+    section = merge[1].split("\n## ", 1)[0]
+    assert "n21" in section and "n23" not in section
+    assert "99-nvidia.toml" in section and "nvidia-cdi" in section

@@ -19,12 +19,12 @@ from gpuxray.model.diagnosis import Diagnosis
 from gpuxray.model.finding import Finding, Status
 from gpuxray.model.incident import Incident
 from gpuxray.model.snapshot import Input, Snapshot
+from gpuxray.render.report import MERGE_CODES
 
 if TYPE_CHECKING:
     from gpuxray.engines.capacity import GpuRow
 
 DOCUMENT_OUTPUTS = ("markdown", "html")
-MERGE_CODE = "GX501"
 VALUE_CHARS = 80
 
 
@@ -65,10 +65,10 @@ def _short(v: Any) -> str:
 
 
 def merge_dicts(snap: Snapshot, findings: Sequence[Finding]) -> list[dict[str, Any]]:
-    """The merge engine's view of every node a GX501 finding names: files in merge order, the
+    """The merge engine's view of every node a GX501 or GX510 finding names: files in merge order, the
     writers of each plugin section, the keys lost and who set them (facts.md §1.1)."""
     nodes = sorted({str(f.params.get("node") or f.subject.name) for f in findings
-                    if f.code == MERGE_CODE and f.status == Status.FAIL})
+                    if f.code in MERGE_CODES and f.status == Status.FAIL})
     if not nodes:
         return []
     try:

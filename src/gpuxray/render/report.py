@@ -36,7 +36,9 @@ CAPACITY_COLUMNS: tuple[str, ...] = ("node", "resource", "sharing", "physical", 
 NUMERIC_COLUMNS = frozenset({"physical", "capacity", "allocatable", "allocated", "free", "used",
                              "unhealthy"})
 
-MERGE_CODE = "GX501"
+# The findings whose node gets a merge table: a section replaced by a later file (GX501) and a
+# v2 drop-in kept out by the 2.0.2-2.2 migration (GX510) (facts.md §0, §1).
+MERGE_CODES = frozenset({"GX501", "GX510"})
 
 
 def bucket(f: Finding) -> str:
@@ -183,7 +185,7 @@ def merge_views(findings: Iterable[Finding],
                 given: Iterable[Mapping[str, Any]] = ()) -> list[MergeView]:
     views: dict[str, MergeView] = {from_dict(d).node: from_dict(d) for d in given}
     for f in findings:
-        if f.code != MERGE_CODE or f.status != Status.FAIL:
+        if f.code not in MERGE_CODES or f.status != Status.FAIL:
             continue
         p = f.params
         node = str(p.get("node") or f.subject.name)
