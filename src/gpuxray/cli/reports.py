@@ -65,8 +65,8 @@ def _short(v: Any) -> str:
 
 
 def merge_dicts(snap: Snapshot, findings: Sequence[Finding]) -> list[dict[str, Any]]:
-    """The merge engine's view of every node a GX501 or GX510 finding names: files in merge order, the
-    writers of each plugin section, the keys lost and who set them (facts.md §1.1)."""
+    """The merge engine's view of every node a GX501 or GX510 finding names: files in merge
+    order, the writers of each plugin section, the keys lost and who set them (facts.md §1.1)."""
     nodes = sorted({str(f.params.get("node") or f.subject.name) for f in findings
                     if f.code in MERGE_CODES and f.status == Status.FAIL})
     if not nodes:
