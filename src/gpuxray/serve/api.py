@@ -26,6 +26,7 @@ from gpuxray.serve.selectors import (
     parse_labels,
 )
 from gpuxray.serve.store import BundleStore, Obj
+from gpuxray.serve.tables import build_table, table_kind, wants_table
 from gpuxray.sources.apiresources import ApiResource
 
 READ_VERBS = ("GET", "HEAD")
@@ -50,6 +51,19 @@ def status_response(code: int, reason: str, message: str, **details: Any) -> Res
 
 def _ok(obj: Any) -> Response:
     return Response(200, msgspec.json.encode(obj))
+
+
+def _table(store: BundleStore, res: ApiResource, objs: list[Obj], meta: Obj, table: str,
+           query: dict[str, list[str]]) -> Response | None:
+    """The Table kubectl asked for, when there is a printer for this resource."""
+    kind = table_kind(res.group, res.plural) if table else None
+    if kind is None:
+        return None
+    include = query.get("includeObject", ["Metadata"])[0] or "Metadata"
+    body = build_table(kind, objs, meta, store.now(), table, include, res.api_version,
+                       res.kind)
+    return Response(200, msgspec.json.encode(body),
+                    f"application/json;as=Table;v={table};g=meta.k8s.io")
 
 
 # ----- discovery ----------------------------------------------------------------------------
@@ -132,7 +146,7 @@ def _name_of(obj: Obj) -> str:
 
 
 def _list(store: BundleStore, res: ApiResource, namespace: str | None, path: str,
-          query: dict[str, list[str]]) -> Response:
+          query: dict[str, list[str]], table: str = "") -> Response:
     if not store.collected(res):
         return status_response(404, "NotFound",
                                f"the server could not find the requested resource "
@@ -159,13 +173,19 @@ def _list(store: BundleStore, res: ApiResource, namespace: str | None, path: str
     if limit > 0 and end < len(matched):
         meta["continue"] = encode_continue(end, key)
         meta["remainingItemCount"] = len(matched) - end
-    return _ok({"kind": f"{res.kind}List", "apiVersion": res.api_version, "metadata": meta,
-                "items": page})
+    return _table(store, res, page, meta, table, query) or _ok(
+        {"kind": f"{res.kind}List", "apiVersion": res.api_version, "metadata": meta,
+         "items": page})
 
 
-def _get(store: BundleStore, res: ApiResource, namespace: str | None, name: str) -> Response:
+def _get(store: BundleStore, res: ApiResource, namespace: str | None, name: str,
+         query: dict[str, list[str]], table: str = "") -> Response:
     for o in store.items.get(res.plural, []):
         if _name_of(o) == name and (not res.namespaced or _namespace_of(o) == namespace):
+            tbl = _table(store, res, [o], {"resourceVersion": store.resource_version}, table,
+                         query)
+            if tbl is not None:
+                return tbl
             if o.get("kind") and o.get("apiVersion"):
                 return _ok(o)
             return _ok({"kind": res.kind, "apiVersion": res.api_version, **o})
@@ -224,8 +244,10 @@ def _split_api_path(store: BundleStore, parts: list[str]) -> tuple[list[ApiResou
     return [], []
 
 
-def handle(store: BundleStore, method: str, target: str, host: str = "") -> Response:
-    """Answer one request. ``target`` is the request line's path with its query."""
+def handle(store: BundleStore, method: str, target: str, host: str = "",
+           accept: str = "") -> Response:
+    """Answer one request. ``target`` is the request line's path with its query; ``accept``
+    the Accept header (kubectl's ``get`` asks for a Table, see ``tables``)."""
     url = urlsplit(target)
     parts = [p for p in url.path.split("/") if p]
     query = parse_qs(url.query, keep_blank_values=True)
@@ -256,12 +278,12 @@ def handle(store: BundleStore, method: str, target: str, host: str = "") -> Resp
     if res is None or (namespace is not None and not res.namespaced):
         return status_response(404, "NotFound", "the server could not find the requested resource")
     if len(rest) == 1:
-        return _list(store, res, namespace, url.path, query)
+        return _list(store, res, namespace, url.path, query, wants_table(accept))
     if len(rest) == 2:
         if res.namespaced and namespace is None:
             return status_response(404, "NotFound",
                                    "the server could not find the requested resource")
-        return _get(store, res, namespace, rest[1])
+        return _get(store, res, namespace, rest[1], query, wants_table(accept))
     if len(rest) == 3 and res.plural == "pods" and rest[2] == "log" and namespace is not None:
         return _log(store, namespace, rest[1], query)
     return status_response(404, "NotFound", "the server could not find the requested resource")

@@ -65,7 +65,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         resp = _fault_response(fault) if fault is not None and fault.status else handle(
-            srv.store, self.command, self.path, host=f"{srv.owner.address}:{srv.owner.port}")
+            srv.store, self.command, self.path, host=f"{srv.owner.address}:{srv.owner.port}",
+            accept=self.headers.get("Accept", ""))
         # Recorded before a slow answer goes out, so a client that timed out still shows.
         srv.owner.record(RequestRecord(self.command, self.path, resp.status,
                                        fault.kind if fault else "", ua))

@@ -11,12 +11,14 @@ import contextlib
 import hashlib
 import tempfile
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from gpuxray.errors import InputError
+from gpuxray.serve.tables import parse_time
 from gpuxray.sources.apiresources import RESOURCES, ApiResource
 from gpuxray.sources.archive import bundle_root, extract_bundle
 from gpuxray.sources.bundle import is_bundle_dir
@@ -37,11 +39,16 @@ class BundleStore:
     items: dict[str, list[Obj]] = field(default_factory=dict)  # plural -> raw items
     version: Obj = field(default_factory=lambda: dict(DEFAULT_VERSION))
     resource_version: str = "1"
+    collected_at: datetime | None = None  # manifest.json's collected_at: what ages count from
     _tmp: tempfile.TemporaryDirectory[str] | None = None
 
     @property
     def resources(self) -> list[ApiResource]:
         return [*RESOURCES, NAMESPACES]
+
+    def now(self) -> datetime:
+        """The moment a Table's ages are counted to: the bundle's, else the wall clock's."""
+        return self.collected_at or datetime.now(UTC)
 
     def collected(self, res: ApiResource) -> bool:
         return res.plural in self.items
@@ -117,6 +124,12 @@ def load_store(path: str | Path) -> BundleStore:
                 if isinstance(sv, dict) and sv.get("gitVersion"):
                     store.version = {**DEFAULT_VERSION, **sv}
                 break
+        manifest = root / "manifest.json"
+        if manifest.is_file():
+            with contextlib.suppress(msgspec.DecodeError, OSError):
+                doc = msgspec.json.decode(manifest.read_bytes())
+                if isinstance(doc, dict):
+                    store.collected_at = parse_time(doc.get("collected_at"))
         namespaces = sorted({str(o.get("metadata", {}).get("namespace"))
                              for lst in store.items.values() for o in lst
                              if isinstance(o.get("metadata"), dict)
