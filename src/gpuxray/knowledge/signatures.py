@@ -383,12 +383,16 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("I1129 10:02:10.000000 1 main.go:416] No devices found. Waiting "
                     "indefinitely.", DP + "cmd/nvidia-device-plugin/main.go"),)),
     _s("plugin-no-nvml", "incompatible strategy|incompatible platform|did you configure|"
-       "did you set the docker default runtime",
+       "did you set the docker default runtime|invalid device discovery strategy",
        r"incompatible (?:strategy|platform) detected|if this is a gpu node, did you (?:configure "
-       r"the nvidia container toolkit|set the docker default runtime)",
+       r"the nvidia container toolkit|set the docker default runtime)|"
+       r"invalid device discovery strategy",
        {"runtime-not-default": 3.0, "not-advertised": 1.5, "injection-failed": 0.5}, (LOG,), True,
        examples=(_x("E1129 10:02:10.000000 1 factory.go:118] Incompatible strategy detected "
                     "auto", DP + "internal/plugin/factory.go"),
+                 _x("E1129 10:02:10.000000 1 main.go:173] error starting plugins: error "
+                    "creating plugin manager: unable to create plugin manager: invalid device "
+                    "discovery strategy", DP + "internal/plugin/factory.go"),
                  _x("E0312 10:02:10.000000 1 factory.go:112] Incompatible platform detected",
                     DP15 + "internal/plugin/manager/factory.go"),
                  _x("E1129 10:02:10.000000 1 factory.go:119] If this is a GPU node, did you "
@@ -747,10 +751,36 @@ SIGNATURES: tuple[Signature, ...] = (
                     GH + "GoogleCloudPlatform/container-engine-accelerators/issues/140"),
                  _x("Error: Unable to find a match: kernel-headers-4.18.0-193.29.1.el8_2.x86_64",
                     GH + "NVIDIA/gpu-operator/issues/110"))),
-    _s("kernel-version-unresolved", "could not resolve linux kernel version",
-       r"could not resolve linux kernel version", {"kernel-headers": 2.0,
-                                                   "precompiled-kernel": 1.0}, (LOG,),
-       examples=(_x("Could not resolve Linux kernel version", DRV + "rhel8/nvidia-driver"),)),
+    _s("kernel-version-unresolved", "could not resolve linux kernel version|"
+       "could not locate linux kernel version|unable to resolve rhel version",
+       r"could not (?:resolve|locate) linux kernel version|"
+       r"unable to resolve rhel version from kernel version", {"kernel-headers": 2.0,
+                                                               "precompiled-kernel": 1.0}, (LOG,),
+       examples=(_x("Could not resolve Linux kernel version", DRV + "rhel8/nvidia-driver"),
+                 _x("Could not locate Linux kernel version string",
+                    DRV + "ubuntu22.04/nvidia-driver"),
+                 _x("Unable to resolve RHEL version from kernel version",
+                    DRV + "rhel9/nvidia-driver"))),
+    # the driver container cannot reach its package repositories: the kernel headers (or the
+    # precompiled packages) it needs cannot be fetched
+    _s("driver-package-cache", "failed to update package cache",
+       r"error: failed to update (?:the )?package cache",
+       {"kernel-headers": 2.0, "precompiled-kernel": 1.0, "driver-failing": 1.0}, (LOG,),
+       examples=(_x("ERROR: Failed to update package cache. Ensure that the cluster can access "
+                    "the proper networks.", DRV + "ubuntu22.04/nvidia-driver"),)),
+    # a daemon that holds the modules would not stop (the step before the unload attempt)
+    _s("driver-daemon-wont-stop", "could not stop",
+       r"could not stop (?:the )?(?:nvidia (?:persistence|fabric manager|grid|topology) daemon|"
+       r"nvlink subnet manager daemon)",
+       {"driver-in-use": 3.0}, (LOG,), True,
+       examples=(_x("Could not stop NVIDIA persistence daemon", DRV + "ubuntu22.04/nvidia-driver"),
+                 _x("Could not stop NVIDIA fabric manager daemon", DRV + "rhel9/nvidia-driver"),
+                 _x("Could not stop NVLink Subnet Manager daemon",
+                    DRV + "ubuntu22.04/nvidia-driver"))),
+    _s("fm-config-missing", "cannot configure fabric manager",
+       r"not found; cannot configure fabric manager", {"fm-missing": 2.5}, (LOG,),
+       examples=(_x("WARNING: /usr/share/nvidia/nvswitch/fabricmanager.cfg not found; cannot "
+                    "configure Fabric Manager", DRV + "ubuntu22.04/nvidia-driver"),)),
     _s("driver-in-use", "driver is in use",
        r"could not unload nvidia driver kernel modules, driver is in use",
        {"driver-in-use": 4.0}, (LOG,), True,
@@ -819,6 +849,16 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x('level=ERROR msg="Failed to connect to remote hostengine" '
                     'address=nvidia-dcgm:5555',
                     "NVIDIA/dcgm-exporter@4.5.3-4.8.2:internal/pkg/dcgmprovider/dcgm.go"))),
+    # dcgm-exporter's smart init tried the embedded engine and the remote one; neither came up
+    _s("dcgm-both-failed", "both embedded and remote dcgm failed",
+       r"both embedded and remote dcgm failed", {"dcgm-connect": 3.5}, (LOG,), True,
+       examples=(_x('level=ERROR msg="Both embedded and remote DCGM failed: libdcgm.so not '
+                    'Found"',
+                    "NVIDIA/dcgm-exporter@4.5.3-4.8.2:internal/pkg/dcgmprovider/smart_init.go"),)),
+    _s("dcgm-exporter-nvml", "cannot init nvml library",
+       r"cannot init nvml library; err:", {"nvml-init": 2.0, "runtime-not-default": 1.0}, (LOG,),
+       examples=(_x('level=ERROR msg="Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND"',
+                    "NVIDIA/dcgm-exporter@4.5.3-4.8.2:internal/pkg/nvmlprovider/provider.go"),)),
     _s("dcgm-profiling", "profiling|not collecting dcp metrics",
        r"profiling is not supported for this group of gpus|"
        r"not collecting dcp metrics: .*module of dcgm that is not currently loaded",
@@ -871,12 +911,31 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("Unexpected error: Error generating NVML labels: Error generating common "
                     "labels: Error getting device: nvml: Insufficient Permissions",
                     GH + "NVIDIA/gpu-operator/issues/322"))),
+    _s("mig-strategy-single-invalid", "invalid configuration detected for mig-strategy",
+       r"invalid configuration detected for mig-strategy=single",
+       {"mig-failed": 2.5, "plugin-config-invalid": 2.0}, (LOG,),
+       examples=(_x("W0312 10:02:10.000000 1 mig-strategy.go:245] Invalid configuration "
+                    "detected for mig-strategy=single: more than one MIG device type present on "
+                    "node", "NVIDIA/k8s-device-plugin@v0.18.2:internal/lm/mig-strategy.go"),)),
     _s("mig-apply-error", "mig",
        r"error applying mig configuration|failed to (?:apply|validate) mig configuration|"
        r"unable to apply mig config|"
-       r"mig mode is currently enabled, but the configuration specifies",
+       r"mig mode is currently enabled, but the configuration specifies|"
+       r"error applying mig (?:config|mode)\b|mig mode change did not take effect|"
+       r"unable to validate the selected mig configuration|"
+       r"error clearing mig config on gpu \d+|mig profile \S+ not found on this gpu",
        {"mig-failed": 4.0}, (LOG,), True,
-       examples=(_x("Error applying MIG configuration with hooks: error enabling MIG mode",
+       examples=(_x("Error applying MIG config", MIG + "deployments/systemd/service.sh"),
+                 _x("Error applying MIG mode", MIG + "deployments/systemd/service.sh"),
+                 _x("MIG mode change did not take effect after rebooting",
+                    MIG + "deployments/container/reconfigure-mig.sh"),
+                 _x("Unable to validate the selected MIG configuration",
+                    MIG + "deployments/container/reconfigure-mig.sh"),
+                 _x('level=error msg="Error clearing MIG config on GPU 3, erroneous devices may '
+                    'persist"', MIG + "pkg/mig/config/config.go"),
+                 _x('MIG profile "1g.10gb" not found on this GPU',
+                    MIG + "pkg/mig/config/config.go"),
+                 _x("Error applying MIG configuration with hooks: error enabling MIG mode",
                     MIG + "cmd/nvidia-mig-parted/apply/apply.go"),
                  _x("failed to apply MIG configuration: error setting MIG mode",
                     MIG + "pkg/mig/reconfigure/reconfigure.go"),
