@@ -105,6 +105,7 @@ def test_kubectl_reads_the_same(both: tuple[Any, Any], args: tuple[str, ...]) ->
     ("get", "deploy", "-A", "-o", "wide"),
     ("get", "rs", "-A", "-o", "wide"),
     ("get", "sts", "-A", "-o", "wide"),
+    ("get", "jobs", "-A", "-o", "wide"),
     ("get", "events", "-A"),
     ("get", "events", "-A", "-o", "wide"),
     ("get", "runtimeclasses"),

@@ -150,6 +150,8 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     manifest = b / "manifest.json"
     doc = json.loads(manifest.read_text()) if manifest.is_file() else {}
     manifest.write_text(json.dumps({**doc, "collected_at": "2030-01-01T00:00:00Z"}))
+    (b / "cluster" / "resourceslices.json").write_text(json.dumps({"items": [
+        {"metadata": {"name": "s"}, "spec": {"driver": "gpu.nvidia.com"}}]}))
     return b
 
 
@@ -201,5 +203,17 @@ def test_get_one_object_is_a_one_row_table(bundle: Path) -> None:
 def test_plain_json_and_kinds_without_a_printer_stay_lists(bundle: Path) -> None:
     _, doc = table(bundle, "/api/v1/nodes", accept="application/json")
     assert doc["kind"] == "NodeList"
-    _, doc = table(bundle, "/apis/batch/v1/jobs")
-    assert doc["kind"] == "JobList"
+    _, doc = table(bundle, "/apis/resource.k8s.io/v1/resourceslices")
+    assert doc["kind"] == "ResourceSliceList"
+
+
+def test_job_cells() -> None:
+    job = {"metadata": {"name": "j"}, "spec": {"parallelism": 3},
+           "status": {"succeeded": 1, "startTime": ago(600), "completionTime": ago(480),
+                      "conditions": [{"type": "Failed", "status": "False"},
+                                     {"type": "Complete", "status": "True"}]}}
+    cells, _ = KINDS[("batch", "jobs")].printer(job, NOW)
+    assert cells[1:4] == ["Complete", "1/1 of 3", "2m"]
+    cells, _ = KINDS[("batch", "jobs")].printer(
+        {"metadata": {"name": "j"}, "spec": {"completions": 4}, "status": {}}, NOW)
+    assert cells[1:4] == ["Running", "0/4", ""]

@@ -344,6 +344,36 @@ def _statefulset(obj: Obj, now: datetime) -> tuple[list[Cell], list[Obj]]:
             _created(obj, now), names, images], []
 
 
+def _job(obj: Obj, now: datetime) -> tuple[list[Cell], list[Obj]]:
+    """STATUS from the first true terminal condition, COMPLETIONS as succeeded/wanted
+    ("of N" when parallel without a completion count), DURATION start to completion or to
+    now (printJob)."""
+    spec, st = _d(obj, "spec"), _d(obj, "status")
+    true = {str(c.get("type")) for c in _l(st, "conditions")
+            if isinstance(c, dict) and c.get("status") == "True"}
+    succeeded = _i(st, "succeeded")
+    completions = spec.get("completions")
+    if isinstance(completions, int) and not isinstance(completions, bool):
+        done = f"{succeeded}/{completions}"
+    else:
+        parallel = _i(spec, "parallelism")
+        done = f"{succeeded}/1 of {parallel}" if parallel > 1 else f"{succeeded}/1"
+    start, end = parse_time(st.get("startTime")), parse_time(st.get("completionTime"))
+    took = "" if start is None else human_duration(((end or now) - start).total_seconds())
+    if "Complete" in true:
+        status = "Complete"
+    elif "Failed" in true:
+        status = "Failed"
+    elif _s(obj, "metadata", "deletionTimestamp"):
+        status = "Terminating"
+    else:
+        status = next((c for c in ("Suspended", "FailureTarget", "SuccessCriteriaMet")
+                       if c in true), "Running")
+    names, images = _containers(_d(spec, "template", "spec"))
+    return [_name(obj), status, done, took, _created(obj, now), names, images,
+            format_selector(spec.get("selector"))], []
+
+
 def _event(obj: Obj, now: datetime) -> tuple[list[Cell], list[Obj]]:
     """First/last seen fall back to the event time for events.k8s.io-style events; a series
     overrides both the last time and the count (printEvent). Rows keep the list's order:
@@ -426,6 +456,9 @@ KINDS: dict[tuple[str, str], TableKind] = {  # (group, plural) -> columns and pr
          ("Ready", "integer", "", 0), AGE, *_CONTAINERS, _SELECTOR), _replicaset),
     ("apps", "statefulsets"): TableKind(
         (NAME, ("Ready", "string", "", 0), AGE, *_CONTAINERS), _statefulset),
+    ("batch", "jobs"): TableKind(
+        (NAME, ("Status", "string", "", 0), ("Completions", "string", "", 0),
+         ("Duration", "string", "", 0), AGE, *_CONTAINERS, _SELECTOR), _job),
     ("", "events"): TableKind(
         (("Last Seen", "string", "", 0), ("Type", "string", "", 0),
          ("Reason", "string", "", 0), ("Object", "string", "", 0),
