@@ -204,21 +204,48 @@ def test_pod_states_and_event_order_read_the_same(
                    "reason": reason, "message": f"m {i}", "type": "Normal", "count": i + 2,
                    "firstTimestamp": "2026-11-30T08:00:00Z", "lastTimestamp": seen,
                    "source": {"component": "kubelet", "host": "cpu-1"}})
-    bundle = tmp_path / "bundle"
-    assert run(["collect", "--kubeconfig", str(cp.kubeconfig), "-o", str(bundle), "-q"]) == 0
-    exe = kubectl_path()
-    with served(bundle) as srv:
-        kc = write_kubeconfig(srv, tmp_path / "serve.kubeconfig")
+    dra = "/apis/resource.k8s.io/v1"
+    slices = {"t-slice-node": {"nodeName": "cpu-1"}, "t-slice-all": {"allNodes": True}}
+    cp.ok("POST", f"{dra}/deviceclasses", {"metadata": {"name": "t.example.com"}, "spec": {}})
+    try:
+        for name, where in slices.items():
+            cp.ok("POST", f"{dra}/resourceslices", {"metadata": {"name": name}, "spec": {
+                "driver": "t.example.com", "devices": [{"name": "d0"}],
+                "pool": {"name": name, "generation": 1, "resourceSliceCount": 1}, **where}})
+        for name in ("claim-pending", "claim-allocated"):
+            cp.ok("POST", f"{dra}/namespaces/{namespace}/resourceclaims", {
+                "metadata": {"name": name}, "spec": {"devices": {"requests": [
+                    {"name": "r", "exactly": {"deviceClassName": "t.example.com"}}]}}})
+        claim = cp.get(f"{dra}/namespaces/{namespace}/resourceclaims/claim-allocated")
+        claim["status"] = {"allocation": {"devices": {"results": [
+            {"request": "r", "driver": "t.example.com", "pool": "t-slice-node",
+             "device": "d0"}]}}}
+        cp.ok("PUT", f"{dra}/namespaces/{namespace}/resourceclaims/claim-allocated/status",
+              claim)
+        bundle = tmp_path / "bundle"
+        assert run(["collect", "--kubeconfig", str(cp.kubeconfig), "-o", str(bundle), "-q"]) == 0
+        exe = kubectl_path()
+        with served(bundle) as srv:
+            kc = write_kubeconfig(srv, tmp_path / "serve.kubeconfig")
 
-        def make(k: Path, cache: Path) -> Any:
-            def f(*args: str) -> subprocess.CompletedProcess[str]:
-                return subprocess.run([exe, f"--kubeconfig={k}", f"--cache-dir={cache}", *args],
-                                      capture_output=True, text=True, timeout=60)
-            return f
+            def make(k: Path, cache: Path) -> Any:
+                def f(*args: str) -> subprocess.CompletedProcess[str]:
+                    return subprocess.run(
+                        [exe, f"--kubeconfig={k}", f"--cache-dir={cache}", *args],
+                        capture_output=True, text=True, timeout=60)
+                return f
 
-        pair = (make(cp.kubeconfig, tmp_path / "c1"), make(kc, tmp_path / "c2"))
-        pods = same(pair, "get", "pods", "-n", namespace, "-o", "wide")
-        events = same(pair, "get", "events", "-n", namespace, "-o", "wide")
+            pair = (make(cp.kubeconfig, tmp_path / "c1"), make(kc, tmp_path / "c2"))
+            pods = same(pair, "get", "pods", "-n", namespace, "-o", "wide")
+            events = same(pair, "get", "events", "-n", namespace, "-o", "wide")
+            same(pair, "get", "resourceslices", "-o", "wide")
+            claims = same(pair, "get", "resourceclaims", "-n", namespace)
+            same(pair, "get", "deviceclasses", "t.example.com")
+    finally:
+        for name in slices:
+            cp.request("DELETE", f"{dra}/resourceslices/{name}")
+        cp.request("DELETE", f"{dra}/deviceclasses/t.example.com")
+    assert [line.split()[1] for line in claims.splitlines()[1:]] == ["allocated", "pending"]
     assert len(pods.splitlines()) == 1 + len(_pod_states(namespace))
     # the server keeps the list's (name) order; it does not sort by last seen
     assert [line.split()[2] for line in events.splitlines()[1:]] == ["B", "A", "C"]

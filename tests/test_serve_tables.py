@@ -200,11 +200,15 @@ def test_get_one_object_is_a_one_row_table(bundle: Path) -> None:
     assert [r["cells"][0] for r in doc["rows"]] == ["gpu-2"]
 
 
-def test_plain_json_and_kinds_without_a_printer_stay_lists(bundle: Path) -> None:
+def test_plain_json_stays_a_list(bundle: Path) -> None:
     _, doc = table(bundle, "/api/v1/nodes", accept="application/json")
     assert doc["kind"] == "NodeList"
+    _, doc = table(bundle, "/apis/nvidia.com/v1/clusterpolicies")
+    # a custom resource: the apiextensions NAME/AGE default, its Age typed as a date
+    assert [(c["name"], c["type"]) for c in doc["columnDefinitions"]] == [
+        ("Name", "string"), ("Age", "date")]
     _, doc = table(bundle, "/apis/resource.k8s.io/v1/resourceslices")
-    assert doc["kind"] == "ResourceSliceList"
+    assert doc["rows"][0]["cells"][:4] == ["s", "", "gpu.nvidia.com", ""]
 
 
 def test_job_cells() -> None:

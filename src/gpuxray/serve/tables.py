@@ -374,6 +374,28 @@ def _job(obj: Obj, now: datetime) -> tuple[list[Cell], list[Obj]]:
             format_selector(spec.get("selector"))], []
 
 
+def _resourceslice(obj: Obj, now: datetime) -> tuple[list[Cell], list[Obj]]:
+    spec = _d(obj, "spec")
+    return [_name(obj), _s(spec, "nodeName"), _s(spec, "driver"), _s(spec, "pool", "name"),
+            _created(obj, now)], []
+
+
+def _resourceclaim(obj: Obj, now: datetime) -> tuple[list[Cell], list[Obj]]:
+    """STATE: deleted, then pending or allocated (and reserved while a pod holds it)."""
+    states: list[str] = []
+    deleted = bool(_s(obj, "metadata", "deletionTimestamp"))
+    if deleted:
+        states.append("deleted")
+    if not isinstance(_d(obj, "status").get("allocation"), dict):
+        if not deleted:
+            states.append("pending")
+    else:
+        states.append("allocated")
+        if _l(obj, "status", "reservedFor"):
+            states.append("reserved")
+    return [_name(obj), ",".join(states), _created(obj, now)], []
+
+
 def _event(obj: Obj, now: datetime) -> tuple[list[Cell], list[Obj]]:
     """First/last seen fall back to the event time for events.k8s.io-style events; a series
     overrides both the last time and the count (printEvent). Rows keep the list's order:
@@ -473,6 +495,11 @@ KINDS: dict[tuple[str, str], TableKind] = {  # (group, plural) -> columns and pr
     ("", "namespaces"): TableKind((NAME, ("Status", "string", "", 0), AGE), _namespace),
     ("resource.k8s.io", "deviceclasses"): TableKind((NAME, AGE), _generic),
     ("resource.k8s.io", "resourceclaimtemplates"): TableKind((NAME, AGE), _generic),
+    ("resource.k8s.io", "resourceslices"): TableKind(
+        (NAME, ("Node", "string", "", 0), ("Driver", "string", "", 0),
+         ("Pool", "string", "", 0), AGE), _resourceslice),
+    ("resource.k8s.io", "resourceclaims"): TableKind(
+        (NAME, ("State", "string", "", 0), AGE), _resourceclaim),
 }
 # custom resources without additionalPrinterColumns: the apiextensions default, its Age a date
 CUSTOM = TableKind((NAME, ("Age", "date", "", 0)), _generic)
