@@ -109,3 +109,25 @@ def test_patterns_are_lower_case() -> None:
 
     for s in SIGNATURES:
         assert not re.search(r"[A-Z]", re.sub(r"\\[A-Za-z]", "", s.pattern)), s.id
+
+
+# Lines components print while working normally or while retrying a transient state; each is
+# printed by the cited source and must not vote for a cause.
+_ROUTINE_LINES = (
+    # NVIDIA/gpu-operator@v25.10.1:cmd/nvidia-validator/main.go (retry during a normal start)
+    'level=info msg="GPU resources are not yet discovered by the node, retry: 3"',
+    # NVIDIA/gpu-operator@v25.10.1:cmd/nvidia-validator/main.go (dev-char symlinks, not the
+    # device-plugin config-manager's symlink)
+    "error validating driver installation: error creating symlinks: failed to create symlink "
+    "creator",
+    # NVIDIA/mig-parted@v0.15.0:deployments/container/reconfigure-mig.sh
+    "Checking if the selected MIG config is currently applied or not",
+    # NVIDIA/gpu-driver-container@06a208ca:ubuntu22.04/nvidia-driver
+    "Updating the package cache...",
+    "Stopping NVIDIA persistence daemon...",
+)
+
+
+@pytest.mark.parametrize("line", _ROUTINE_LINES)
+def test_routine_lines_vote_for_nothing(line: str) -> None:
+    assert default_matcher().match_line(line) == []

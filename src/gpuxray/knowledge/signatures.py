@@ -415,7 +415,8 @@ SIGNATURES: tuple[Signature, ...] = (
     # not there is a containerd at another path (k3s, RKE2, microk8s run their own), whose
     # config the toolkit did not write either.
     _s("toolkit-containerd-dial", "unable to dial",
-       r"unable to restart containerd: unable to dial: dial unix \S+: connect: "
+       r"(?:unable to restart containerd|error signaling containerd, attempt \d+/\d+): "
+       r"unable to dial: dial unix \S+: connect: "
        r"(?:no such file or directory|connection refused)",
        {"runtime-config-not-read": 2.5, "containerd-restart": 0.5}, (LOG,),
        examples=(_x('level=fatal msg="error running nvidia-toolkit: unable to setup runtime: '
@@ -426,7 +427,21 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("unable to restart containerd: unable to dial: dial unix "
                     "/run/containerd/containerd.sock: connect: connection refused",
                     CTK + "cmd/nvidia-ctk-installer/container/runtime/containerd/"
-                    "containerd_linux.go"))),
+                    "containerd_linux.go"),
+                 _x('level=warning msg="Error signaling containerd, attempt 1/6: unable to dial: '
+                    'dial unix /runtime/sock-dir/containerd.sock: connect: no such file or '
+                    'directory"', "NVIDIA/nvidia-container-toolkit@v1.18.2:cmd/nvidia-ctk-"
+                    "installer/container/runtime/containerd/containerd_linux.go"))),
+    # the validator's plugin stage gave up: the node never advertised a GPU resource
+    _s("validator-no-gpu-resource", "gpu resources are not discovered|allocatable gpu resource",
+       r"gpu resources are not discovered by the node|"
+       r"unable to find any allocatable gpu resource",
+       {"not-advertised": 3.0, "unhealthy": 1.0}, (LOG, VALIDATOR),
+       examples=(_x('level=info msg="Error: error validating plugin installation: GPU resources '
+                    'are not discovered by the node"',
+                    "NVIDIA/gpu-operator@v25.10.1:cmd/nvidia-validator/main.go"),
+                 _x("error validating cuda workload: unable to find any allocatable GPU resource",
+                    "NVIDIA/gpu-operator@v25.10.1:cmd/nvidia-validator/main.go"))),
     _s("plugin-register-failed", "could not register device plugin",
        r"could not register device plugin", {"not-advertised": 3.0}, (LOG,), True,
        examples=(_x("E1129 10:02:10.000000 1 server.go:146] Could not register device plugin: "
@@ -445,7 +460,7 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("unable to load config: unable to finalize config: number of replicas "
                     "must be >= 2", DP + "cmd/gpu-feature-discovery/main.go"))),
     _s("config-manager-switch", "does not exist|error creating symlink|all fallbacks failed",
-       r"specified config \S+ does not exist|error creating symlink|"
+       r"specified config \S+ does not exist|error creating symlink:|"
        r"no config was set, no default was provided, and all fallbacks failed",
        {"plugin-config-invalid": 3.5}, (LOG,), True,
        examples=(_x("E1129 11:31:01.000000 1 main.go:138] Error: specified config a100-ts8 "
