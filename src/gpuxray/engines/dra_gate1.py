@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+import msgspec
+
 from gpuxray.engines import dra, dra_cel
 from gpuxray.engines.gate1 import MAX_LISTED, Gate1, _names, _shape, pod_subject
 from gpuxray.model.dra import ALLOCATION_ALL, ExactDeviceRequest, ResourceClaim
@@ -175,10 +177,24 @@ def walk(snap: Snapshot, pod: Pod) -> Gate1:
     # whose constraint cannot hold) aborts the attempt: where one is possible, look at all.
     may_error = any(alt.allocation_mode == ALLOCATION_ALL and c.spec.devices.constraints
                     for c in pending for r in dra.requests_of(c) for _n, alt in r.alternatives)
-    results = []
+    # Pods of one job (one template: same specs, same admissible nodes) get the same answer
+    # from every node: a node where one such pod's claims fit not at all is skipped for the
+    # next; a refusal carries nothing the verdict uses, so the outcome is the same.
+    fit_key = (_shape(pod), None if pinned is None else tuple(sorted(pinned)),
+               tuple(msgspec.json.encode(c.spec) for c in pending))  # allocate reads no name
+    refused: set[str] = memo(snap, ("dra-refused", fit_key), set)
+    results: list[dra.Allocation] = []
+    n_ok = 0
     for node in admitted:  # otherwise three nodes that take the claims are enough to say so
-        results.append(dra.allocate(snap, pending, node))
-        if results[-1].error or (not may_error and sum(1 for r in results if r.ok) == 3):
+        if node.metadata.name in refused:
+            continue
+        r = dra.allocate(snap, pending, node)
+        if not r.ok and not r.error:
+            refused.add(node.metadata.name)
+            continue
+        results.append(r)
+        n_ok += r.ok
+        if r.error or (not may_error and n_ok == 3):
             break
     good = [r for r in results if r.ok]
     errs = [r for r in results if r.error]
@@ -327,16 +343,20 @@ def _silent_nodes(snap: Snapshot, pod: Pod, drivers: list[str]) -> list[str]:
     registered (kubelet deletes a node's slices when the plugin unregisters)."""
     if not drivers:
         return []
-    v = dra.view(snap)
-    out = []
-    for n in snap.nodes:
-        if n.metadata.labels.get(dra.DRA_DRIVER_LABEL) != "true":
-            continue
-        if any(pd.driver in drivers for pd in v.node_devices(n)):
-            continue
-        if _admissible(snap, pod, n).ok:
-            out.append(n.metadata.name)
-    return out
+
+    def compute() -> list[str]:
+        v = dra.view(snap)
+        out = []
+        for n in snap.nodes:
+            if n.metadata.labels.get(dra.DRA_DRIVER_LABEL) != "true":
+                continue
+            if any(pd.driver in drivers for pd in v.node_devices(n)):
+                continue
+            if _admissible(snap, pod, n).ok:
+                out.append(n.metadata.name)
+        return out
+    # a shape's answer: the pods of one job share it
+    return list(memo(snap, ("dra-silent", _shape(pod), tuple(drivers)), compute))
 
 
 def _silent_verdict(snap: Snapshot, pod: Pod, claim: ResourceClaim, rname: str,
@@ -466,7 +486,6 @@ def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Reque
           f"{len(matching)} matching device(s)")
 
     per_node = _per_node(snap, tuple(drivers), sels)
-    nodes_by_name = snap.node_by_name
     wanted = alt.count if alt.allocation_mode != ALLOCATION_ALL else 1
     largest = max((len(x) for x in per_node.values()), default=0)
     if largest < wanted and _silent_verdict(snap, pod, claim, rname, alt.device_class_name,
@@ -487,9 +506,8 @@ def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Reque
     g.add(f"{label}: one node has enough matching devices", "pass",
           f"up to {largest} on one node")
 
-    adm = {n: _admissible(snap, pod, nodes_by_name[n]) for n in per_node if n in nodes_by_name}
-    cands = [n for n, a in adm.items() if a.ok and (pinned is None or n in pinned)
-             and len(per_node[n]) >= wanted]
+    scan = _scan(snap, pod, tuple(drivers), sels, pinned, alt, per_node)
+    adm, cands = scan.adm, scan.cands
     if not cands:
         big = [n for n in per_node if len(per_node[n]) >= wanted]
         by_reason: dict[str, list[str]] = {}
@@ -510,28 +528,14 @@ def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Reque
     g.add(f"{label}: a node with the devices admits the pod", "pass",
           f"{len(cands)} admissible")
 
-    free_any = False
-    tainted: list[dra.PoolDevice] = []
-    held: list[dra.PoolDevice] = []
-    for n in cands:
-        devs = per_node[n]
-        free = [pd for pd in devs if pd.id not in v.allocated]
-        untainted = [pd for pd in free if not dra.blocking_taints(pd, alt.tolerations)]
-        need = len(devs) if alt.allocation_mode == ALLOCATION_ALL else alt.count
-        if len(untainted) >= need:
-            free_any = True
-            break
-        tainted.extend(pd for pd in free if dra.blocking_taints(pd, alt.tolerations))
-        held.extend(pd for pd in devs if pd.id in v.allocated)
+    free_any, tainted, held = scan.free_any, scan.tainted, scan.held
     if free_any:
         g.add(f"{label}: enough matching devices free", "pass")
         return False
     if _silent_verdict(snap, pod, claim, rname, alt.device_class_name, drivers,
                        "no free matching device", g):
         return True
-    if tainted and any(len([pd for pd in per_node[n] if pd.id not in v.allocated])
-                       >= (len(per_node[n]) if alt.allocation_mode == ALLOCATION_ALL
-                           else alt.count) for n in cands):
+    if tainted and scan.enough_untaken:
         taints = sorted({t for pd in tainted for t in dra.blocking_taints(pd, alt.tolerations)})
         ev = [_slice_ev(snap, pd, "taints " + ", ".join(dra.blocking_taints(pd, alt.tolerations)))
               for pd in tainted[:MAX_LISTED]]
@@ -545,10 +549,7 @@ def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Reque
         for hc in v.allocated.get(pd.id, []):
             users = ",".join(r.name for r in hc.status.reserved_for) or "no pod"
             holders.append(f"{hc.metadata.namespace}/{hc.metadata.name}({users})→{pd.ref}")
-    matching_n = sum(len(per_node[n]) for n in cands)
-    max_free = max((sum(1 for pd in per_node[n] if pd.id not in v.allocated
-                        and not dra.blocking_taints(pd, alt.tolerations)) for n in cands),
-                   default=0)
+    matching_n, max_free = scan.matching, scan.max_free
     ev = [snap.ev(Input.RESOURCECLAIMS, "held by " + ", ".join(holders[:12])
                   + (" …" if len(holders) > 12 else ""))]
     g.add(f"{label}: enough matching devices free", "fail",
@@ -560,6 +561,61 @@ def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Reque
                      wanted=("all" if alt.allocation_mode == ALLOCATION_ALL else alt.count),
                      max_free=max_free)
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class _Scan:
+    """What every pod of one shape sees on the nodes with a request's matching devices."""
+
+    adm: dict[str, Admissibility]
+    cands: list[str]
+    free_any: bool
+    tainted: list[dra.PoolDevice]
+    held: list[dra.PoolDevice]
+    enough_untaken: bool  # some candidate has enough unallocated devices (taints aside)
+    matching: int
+    max_free: int
+
+
+def _scan(snap: Snapshot, pod: Pod, drivers: tuple[str, ...], sels: tuple[tuple[str, str], ...],
+          pinned: set[str] | None, alt: ExactDeviceRequest,
+          per_node: dict[str, list[dra.PoolDevice]]) -> _Scan:
+    """Candidates and free devices for one request alternative, once per pod shape (its
+    admissibility, its pinned nodes) and request spec: the pods of one job share it, and
+    nothing in it names the pod or its claim."""
+    def compute() -> _Scan:
+        v = dra.view(snap)
+        nodes_by_name = snap.node_by_name
+        wanted = alt.count if alt.allocation_mode != ALLOCATION_ALL else 1
+        adm = {n: _admissible(snap, pod, nodes_by_name[n]) for n in per_node
+               if n in nodes_by_name}
+        cands = [n for n, a in adm.items() if a.ok and (pinned is None or n in pinned)
+                 and len(per_node[n]) >= wanted]
+        free_any = False
+        tainted: list[dra.PoolDevice] = []
+        held: list[dra.PoolDevice] = []
+        for n in cands:
+            devs = per_node[n]
+            free = [pd for pd in devs if pd.id not in v.allocated]
+            untainted = [pd for pd in free if not dra.blocking_taints(pd, alt.tolerations)]
+            need = len(devs) if alt.allocation_mode == ALLOCATION_ALL else alt.count
+            if len(untainted) >= need:
+                free_any = True
+                break
+            tainted.extend(pd for pd in free if dra.blocking_taints(pd, alt.tolerations))
+            held.extend(pd for pd in devs if pd.id in v.allocated)
+        enough = free_any or any(
+            len([pd for pd in per_node[n] if pd.id not in v.allocated])
+            >= (len(per_node[n]) if alt.allocation_mode == ALLOCATION_ALL else alt.count)
+            for n in cands)
+        matching = sum(len(per_node[n]) for n in cands)
+        max_free = max((sum(1 for pd in per_node[n] if pd.id not in v.allocated
+                            and not dra.blocking_taints(pd, alt.tolerations)) for n in cands),
+                       default=0)
+        return _Scan(adm, cands, free_any, tainted, held, enough, matching, max_free)
+    key = ("dra-scan", _shape(pod), None if pinned is None else tuple(sorted(pinned)), drivers,
+           sels, msgspec.json.encode(alt))
+    return memo(snap, key, compute)
 
 
 def pending_dra_pods(snap: Snapshot) -> list[Pod]:
