@@ -351,6 +351,32 @@ SIGNATURES: tuple[Signature, ...] = (
                     "resource: nvidia.com/gpu, requested: 1, used: 0, capacity: 0",
                     K + "pkg/kubelet/lifecycle/predicate.go"))),
     # The reason alone: any Allocate error (the plugin's too) ends the pod this way.
+    # the device manager's other refusals, wrapped by the kubelet's admission handler: the
+    # plugin not (re)registered after a kubelet restart, or its Allocate-side RPCs failing
+    _s("admission-allocate-other", "allocate failed due to",
+       r"allocate failed due to cannot allocate unregistered device",
+       {"admission-failed": 3.5}, (EVENT, STATUS, DESCRIBE), True,
+       examples=(_x("Allocate failed due to cannot allocate unregistered device nvidia.com/gpu, "
+                    "which is unexpected", K + "pkg/kubelet/cm/devicemanager/manager.go"),)),
+    # the plugin's own RPC failed inside admission: what failed in the plugin (often NVML on a
+    # broken GPU) is the cause, named by the rest of the line or other lines
+    _s("admission-plugin-rpc-failed", "rpc failed with err",
+       r"device plugin (?:getpreferredallocation|prestartcontainer) rpc failed with err",
+       {"admission-failed": 1.5, "unhealthy": 1.0}, (EVENT, STATUS, DESCRIBE),
+       examples=(_x("Warning  UnexpectedAdmissionError  3m25s  kubelet  Allocate failed due to "
+                    "device plugin GetPreferredAllocation rpc failed with err: rpc error: code = "
+                    "Unknown desc = error getting list of preferred allocation devices, which is "
+                    "unexpected", K + "pkg/kubelet/cm/devicemanager/manager.go"),
+                 _x("Allocate failed due to device plugin PreStartContainer rpc failed with err: "
+                    "rpc error: code = Unavailable desc = connection error, which is unexpected",
+                    K + "pkg/kubelet/cm/devicemanager/manager.go"))),
+    # a restarted pod whose devices went unhealthy since: the refusal follows the health change
+    _s("admission-devices-no-longer-healthy", "no longer healthy",
+       r"previously allocated devices are no longer healthy",
+       {"unhealthy": 2.0, "admission-failed": 1.5}, (EVENT, STATUS, DESCRIBE),
+       examples=(_x("Allocate failed due to previously allocated devices are no longer healthy; "
+                    "cannot allocate unhealthy devices nvidia.com/gpu, which is unexpected",
+                    K + "pkg/kubelet/cm/devicemanager/manager.go"),)),
     _s("admission-error-status", "unexpectedadmissionerror",
        r"\bunexpectedadmissionerror\b", {"admission-failed": 1.5}, (STATUS, DESCRIBE),
        examples=(_x("Reason:            UnexpectedAdmissionError",
