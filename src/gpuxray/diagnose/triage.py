@@ -283,6 +283,18 @@ def _headerless_ds_rows(text: str) -> list[dict[str, str]]:
     return out
 
 
+def _vote(scores: dict[str, CauseScore], cid: str, weight: float, reading: str,
+          line: str) -> None:
+    """Raise cause ``cid`` to ``weight`` (a vote, never deciding), naming the reading once and
+    keeping the first three lines that showed it."""
+    cs = scores.setdefault(cid, CauseScore(CAUSE_BY_ID[cid]))
+    cs.score = max(cs.score, weight)
+    if reading not in cs.signatures:
+        cs.signatures.append(reading)
+    if len(cs.matched) < 3:
+        cs.matched.append(line)
+
+
 def operand_table(parts: list[tuple[str, Part]]) -> list[CauseScore]:
     """Votes from operand pods shown failing in a pasted ``kubectl get pods`` table."""
     scores: dict[str, CauseScore] = {}
@@ -308,12 +320,7 @@ def operand_table(parts: list[tuple[str, Part]]) -> list[CauseScore]:
                 if pod.startswith(prefix) and (prefix or pod.startswith(("nvidia-", "gpu-"))) \
                         and status.startswith(states):
                     for cid, w in votes.items():
-                        cs = scores.setdefault(cid, CauseScore(CAUSE_BY_ID[cid]))
-                        cs.score = max(cs.score, w)
-                        if "operand-table" not in cs.signatures:
-                            cs.signatures.append("operand-table")
-                        if len(cs.matched) < 3:
-                            cs.matched.append(f"{pod}: {row.get('STATUS', '')}")
+                        _vote(scores, cid, w, "operand-table", f"{pod}: {row.get('STATUS', '')}")
                     break
     return list(scores.values())
 
@@ -362,12 +369,8 @@ def operand_events(text: str) -> list[CauseScore]:
         for prefix, states, votes in OPERAND_STATE_VOTES:
             if prefix and pod.startswith(prefix) and "crashloopbackoff" in states:
                 for cid, w in votes.items():
-                    cs = scores.setdefault(cid, CauseScore(CAUSE_BY_ID[cid]))
-                    cs.score = max(cs.score, w)
-                    if "kubelet-backoff" not in cs.signatures:
-                        cs.signatures.append("kubelet-backoff")
-                    if len(cs.matched) < 3:
-                        cs.matched.append(f"{pod}: back-off restarting {m.group('ctr') or ''}")
+                    _vote(scores, cid, w, "kubelet-backoff",
+                          f"{pod}: back-off restarting {m.group('ctr') or ''}")
                 break
     return list(scores.values())
 
