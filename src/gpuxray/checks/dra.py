@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpuxray.checks.registry import check
+from gpuxray.checks.scheduling import leaves
 from gpuxray.engines import dra, dra_gate1, dra_gate2
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import CLUSTER, Finding, Subject
@@ -22,10 +23,7 @@ NEEDS = (Input.NODES, Input.PODS)
 
 
 def _with_code(snap: Snapshot, code: str) -> Iterator[Finding]:
-    for g in dra_gate1.verdicts(snap).values():
-        v = g.verdict
-        if v is not None and v.code == code:
-            yield v
+    return leaves(dra_gate1.verdicts(snap), code)
 
 
 @check("GX208", needs=NEEDS)

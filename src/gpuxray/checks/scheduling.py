@@ -6,21 +6,26 @@ reports the pods whose leaf is that code, so ``check`` and ``why`` always agree.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from gpuxray.checks.registry import check
-from gpuxray.engines.gate1 import verdicts
+from gpuxray.engines.gate1 import Gate1, verdicts
 from gpuxray.model.finding import Finding
 from gpuxray.model.snapshot import Input, Snapshot
 
 NEEDS = (Input.NODES, Input.PODS)
 
 
-def _with_code(snap: Snapshot, code: str) -> Iterator[Finding]:
-    for g in verdicts(snap).values():
+def leaves(gates: Mapping[tuple[str, str], Gate1], code: str) -> Iterator[Finding]:
+    """The verdicts of gate-1 walks (device plugin or DRA) whose leaf is ``code``."""
+    for g in gates.values():
         v = g.verdict
         if v is not None and v.code == code:
             yield v
+
+
+def _with_code(snap: Snapshot, code: str) -> Iterator[Finding]:
+    return leaves(verdicts(snap), code)
 
 
 @check("GX201", needs=NEEDS)
