@@ -42,13 +42,16 @@ def both(replayed: cplane.ControlPlane,  # noqa: F811
     with served(bundle) as srv:
         kc_serve = write_kubeconfig(srv, d / "serve.kubeconfig")
 
-        def make(kc: Path, cache: Path) -> Any:
-            def k(*args: str) -> subprocess.CompletedProcess[str]:
-                return subprocess.run([exe, f"--kubeconfig={kc}", f"--cache-dir={cache}", *args],
-                                      capture_output=True, text=True, timeout=60)
-            return k
+        yield (kubectl_for(exe, cp.kubeconfig, d / "c1"),
+               kubectl_for(exe, kc_serve, d / "c2"))
 
-        yield make(cp.kubeconfig, d / "c1"), make(kc_serve, d / "c2")
+
+def kubectl_for(exe: str, kc: Path, cache: Path) -> Any:
+    """The real kubectl bound to one server's kubeconfig and its own discovery cache."""
+    def k(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([exe, f"--kubeconfig={kc}", f"--cache-dir={cache}", *args],
+                              capture_output=True, text=True, timeout=60)
+    return k
 
 
 def ageless(text: str) -> list[list[str]]:
@@ -228,14 +231,8 @@ def test_pod_states_and_event_order_read_the_same(
         with served(bundle) as srv:
             kc = write_kubeconfig(srv, tmp_path / "serve.kubeconfig")
 
-            def make(k: Path, cache: Path) -> Any:
-                def f(*args: str) -> subprocess.CompletedProcess[str]:
-                    return subprocess.run(
-                        [exe, f"--kubeconfig={k}", f"--cache-dir={cache}", *args],
-                        capture_output=True, text=True, timeout=60)
-                return f
-
-            pair = (make(cp.kubeconfig, tmp_path / "c1"), make(kc, tmp_path / "c2"))
+            pair = (kubectl_for(exe, cp.kubeconfig, tmp_path / "c1"),
+                    kubectl_for(exe, kc, tmp_path / "c2"))
             pods = same(pair, "get", "pods", "-n", namespace, "-o", "wide")
             events = same(pair, "get", "events", "-n", namespace, "-o", "wide")
             same(pair, "get", "resourceslices", "-o", "wide")
