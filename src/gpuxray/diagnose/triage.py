@@ -49,6 +49,8 @@ from gpuxray.sources.pasted import TextInput, paste_evidence
 CHECK_WEIGHT = 5.0  # an error-level finding of a bundle check: the paste decides it
 CHECK_WARN_WEIGHT = 1.5
 MAX_UNKNOWN = 12
+# GX403/GX406 ``cause_id`` values of a finding that read a pod's state and no deciding line
+STATE_ONLY = frozenset({"not-ready", "crashloop", "undetermined"})
 LABEL_CODES = frozenset({"GX401", "GX414"})  # read node labels
 
 
@@ -88,6 +90,11 @@ def _finding(cs: CauseScore, origin: dict[str, str], subject: Subject) -> Findin
 
 def _check_cause(f: Finding) -> Cause:
     cid = CHECK_CAUSE.get(f.code)
+    if f.code == "GX403":
+        # the driver check names the cause its pod's lines decide, else only that the pod fails
+        named = str(f.params.get("cause_id") or "")
+        cid = named if named in CAUSE_BY_ID and CAUSE_BY_ID[named].code == "GX403" \
+            else "driver-failing"
     if f.code == "GX405":
         cid = "fm-version" if "version-mismatch" in (f.params.get("causes") or []) \
             else "fm-missing"
@@ -417,9 +424,13 @@ def _score_checks(findings: list[Finding]) -> tuple[list[CauseScore], list[Findi
         fails.append(f)
         cause = _check_cause(f)
         cs = scores.setdefault(cause.id, CauseScore(cause))
-        weight = CHECK_WEIGHT if f.severity >= Severity.ERROR else CHECK_WARN_WEIGHT
+        # an operand check that saw only the pod's state (no line says why: a pods table, a
+        # describe without the log) names a stage, not a cause: a vote, never deciding
+        state_only = f.params.get("cause_id") in STATE_ONLY
+        deciding = f.severity >= Severity.ERROR and not state_only
+        weight = CHECK_WEIGHT if deciding else CHECK_WARN_WEIGHT
         cs.score = max(cs.score, weight)
-        cs.deciding = cs.deciding or f.severity >= Severity.ERROR
+        cs.deciding = cs.deciding or deciding
         cs.signatures.append(f"check:{f.code}")
         if f.message not in cs.matched:
             cs.matched.insert(0, f.message)

@@ -22,11 +22,19 @@ import msgspec
 import yaml
 
 from gpuxray.errors import InputError
+from gpuxray.knowledge.operands import operand_for
 from gpuxray.model import k8s
-from gpuxray.model.snapshot import HostFacts, Input, InputState, Snapshot
+from gpuxray.model.snapshot import (
+    OPERATOR_NAMESPACE_DEFAULT,
+    HostFacts,
+    Input,
+    InputState,
+    Manifest,
+    Snapshot,
+)
 from gpuxray.sources.decode import yaml_docs
 from gpuxray.sources.files import printable_name
-from gpuxray.sources.parsers import describe, paste, wide
+from gpuxray.sources.parsers import describe, paste, pods_table, wide
 from gpuxray.sources.parsers.bugreport import status_to_show
 from gpuxray.sources.parsers.paste import Part, split_paste
 from gpuxray.sources.redact import redact_text
@@ -180,7 +188,12 @@ class CMD:
     SYSTEMCTL_FM = "systemctl-show-fabricmanager.txt"
     SYSTEMCTL_CONTAINERD = "systemctl-show-containerd.txt"
     JOURNAL_CONTAINERD = "journal-containerd.txt"
+    JOURNAL_KUBELET = "journal-kubelet.txt"
     CONTAINERD_VERSION = "containerd-version.txt"
+
+
+# The journals a node check reads, by the unit ``journalctl -u`` names (BUNDLE.md cmd/ names).
+JOURNAL_CMD = {"containerd": CMD.JOURNAL_CONTAINERD, "kubelet": CMD.JOURNAL_KUBELET}
 
 
 # The first containerd release that writes each config version in `config dump` (measured with
@@ -304,11 +317,15 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
     kinds: dict[str, int] = {}
     plugin_cfgs: list[tuple[str, str]] = []
     no_labels: set[str] = set()
+    rows: list[tuple[pods_table.PodRow, str]] = []  # (row, namespace the command names)
     for ti in inputs:
         for part in split_paste(ti.text):
             parts.append((ti.name, part))
             kinds[part.kind] = kinds.get(part.kind, 0) + 1
             k, t = part.kind, part.text
+            if k in (paste.GET_TABLE, paste.TEXT):
+                ns_flag = paste.namespace_of(part.command)
+                rows += [(r, ns_flag) for r in pods_table.parse_pods_table(t)]
             if k == paste.NODE_STATUS or (k == paste.K8S_OBJECTS and not _decode_k8s(t)):
                 for n in _node_fragments(t):
                     nodes.setdefault(n.metadata.name, n)
@@ -365,8 +382,9 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                     cmds[CMD.SYSTEMCTL_FM] = show
                 elif show and unit == "containerd":
                     cmds[CMD.SYSTEMCTL_CONTAINERD] = show
-            elif k == paste.JOURNAL and part.unit == "containerd":
-                cmds[CMD.JOURNAL_CONTAINERD] = cmds.get(CMD.JOURNAL_CONTAINERD, "") + t
+            elif k == paste.JOURNAL and part.unit in JOURNAL_CMD:
+                # `journalctl -u <unit>`: every line is the unit's, whatever its layout
+                cmds[JOURNAL_CMD[part.unit]] = cmds.get(JOURNAL_CMD[part.unit], "") + t
             elif k == paste.CONTAINERD_DUMP:
                 files[ROOT_CONFIG] = _strip_imports(t)
                 mv = re.search(r"^version\s*=\s*(\d+)[ \t]*$", t, re.M)
@@ -380,10 +398,16 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                 # `cat /etc/containerd/…toml`: the file at its path, so the merge engine reads
                 # the root config and the drop-ins it imports the way containerd would
                 files.setdefault(part.unit.lstrip("/"), t)
+            if k in (paste.JOURNAL, paste.TEXT, paste.POD_LOG) and not (
+                    k == paste.JOURNAL and part.unit in JOURNAL_CMD):
+                # journal entries of the units a node check reads, wherever they were pasted
+                for unit, lines in paste.journal_by_unit(t).items():
+                    cmds[JOURNAL_CMD[unit]] = cmds.get(JOURNAL_CMD[unit], "") + lines
             if k not in (paste.DMESG, paste.SMI_XML):
                 kl = paste.kernel_lines(t.splitlines())
                 if kl:
                     cmds[CMD.DMESG] = cmds.get(CMD.DMESG, "") + "\n".join(kl) + "\n"
+    operator_ns = _table_pods(rows, pods, nodes)
     if not nodes:
         labels = _label_list(inputs)
         if labels:
@@ -391,8 +415,29 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
             node.metadata.name = PASTED_HOST
             node.metadata.labels = labels
             nodes[PASTED_HOST] = node
-    snap = _snapshot(nodes, pods, events, rcs, dss, cps, cmds, files)
+    snap = _snapshot(nodes, pods, events, rcs, dss, cps, cmds, files, operator_ns)
     return PasteEvidence(snap, parts, kinds, plugin_cfgs, no_labels)
+
+
+def _table_pods(rows: list[tuple[pods_table.PodRow, str]],
+                pods: dict[tuple[str, str], k8s.Pod], nodes: dict[str, k8s.Node]) -> str:
+    """Pods of pasted ``kubectl get pods`` rows, where the paste holds nothing richer for them
+    (a describe, the object's YAML); returns the operator's namespace the rows show ("" when
+    none). A row's namespace is its NAMESPACE cell, else the command's ``-n``; an operand pod
+    with neither is taken to be in the operator's namespace (its name says what it is), any
+    other pod in ``default`` (kubectl's). Without a NODE cell (``-o wide``) a pod is on the
+    one node the paste shows, else on the pasted host."""
+    operator_ns = next((r.namespace or ns for r, ns in rows
+                        if operand_for(r.name) is not None and (r.namespace or ns)), "")
+    default_node = next(iter(nodes)) if len(nodes) == 1 else PASTED_HOST
+    for r, ns_flag in rows:
+        ns = r.namespace or ns_flag or (
+            (operator_ns or OPERATOR_NAMESPACE_DEFAULT) if operand_for(r.name) else "default")
+        key = (ns, r.name)
+        if key not in pods:
+            pods[key] = pods_table.row_pod(r, ns, r.node or default_node)
+    return operator_ns or (OPERATOR_NAMESPACE_DEFAULT if any(
+        operand_for(r.name) for r, _ns in rows) else "")
 
 
 _LABEL = re.compile(r"(?:^|[\s,`'\"])((?:[a-z0-9-]+\.)+[a-z]+/[\w.-]{1,63})=([\w.-]{0,63})"
@@ -472,10 +517,11 @@ def reindent_describe(text: str) -> str:
 def _snapshot(nodes: dict[str, k8s.Node], pods: dict[tuple[str, str], k8s.Pod],
               events: list[k8s.Event], rcs: list[k8s.RuntimeClass], dss: list[k8s.DaemonSet],
               cps: list[k8s.CustomResource], cmds: dict[str, str],
-              files: dict[str, str]) -> Snapshot:
+              files: dict[str, str], operator_ns: str = "") -> Snapshot:
     src = "pasted text"
     inputs: dict[Input, InputState] = {}
-    for inp, have in ((Input.NODES, nodes), (Input.PODS, pods), (Input.EVENTS, events),
+    for inp, have in ((Input.NODES, nodes), (Input.PODS, pods), (Input.OPERATOR_PODS, pods),
+                      (Input.EVENTS, events),
                       (Input.RUNTIMECLASSES, rcs), (Input.DAEMONSETS, dss),
                       (Input.CLUSTERPOLICIES, cps)):
         inputs[inp] = InputState(bool(have), src, "partial: what the paste shows" if have
@@ -491,4 +537,5 @@ def _snapshot(nodes: dict[str, k8s.Node], pods: dict[tuple[str, str], k8s.Pod],
         inputs.setdefault(inp, InputState(False, src, "not in the paste"))
     return Snapshot(inputs=inputs, nodes=list(nodes.values()), pods=list(pods.values()),
                     events=events, daemonsets=dss, runtimeclasses=rcs, clusterpolicies=cps,
-                    hosts=hosts, origin="pasted")
+                    hosts=hosts, origin="pasted",
+                    manifest=Manifest(source_kind="pasted", operator_namespace=operator_ns))

@@ -1,4 +1,5 @@
-"""``journalctl -o short-iso`` output, and the containerd unit's lifecycle events in it.
+"""``journalctl`` output (short-iso, the default ``short`` syslog layout, short-full, or lines
+pasted without their timestamp), and the containerd unit's lifecycle events in it.
 
 Why: the toolkit restarts containerd by sending it SIGHUP, which containerd does not handle,
 so it exits and systemd restarts it (facts.md §1.4, §2.3). The journal is where that shows:
@@ -20,6 +21,7 @@ __all__ = [
     "JournalLine",
     "UnitEvent",
     "UnitEventKind",
+    "is_journal_line",
     "parse_iso",
     "parse_journal",
     "unit_events",
@@ -32,6 +34,20 @@ _LINE = re.compile(
     r"^(?P<ts>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?)\s+"
     r"(?P<host>\S+)\s+(?P<ident>[^\s\[:]+)(?:\[(?P<pid>\d+)\])?:\s?(?P<msg>.*)$"
 )
+# The other layouts journalctl prints (systemd journalctl(1) ``--output``): ``short``, the
+# default and the one tickets hold most (``Feb 04 13:15:38 host containerd[1278]: …``, the
+# syslog layout; ``short-precise`` adds microseconds), and ``short-full`` (``Tue 2025-02-04
+# 13:15:38 UTC host …``). Neither carries a year or a numeric zone, so their time is kept as
+# text only (``ts`` None): durations are not computed from them.
+_CLASSIC = re.compile(
+    r"^(?P<ts>(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?|"
+    r"[A-Z][a-z]{2} \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,9})? [A-Za-z]{1,6}[+-]?\d{0,4})"
+    r"\s+(?P<host>\S+)\s+(?P<ident>[^\s\[:]+)(?:\[(?P<pid>\d+)\])?:\s?(?P<msg>.*)$"
+)
+# A line pasted without timestamp and host (``containerd[1278]: msg``, ``grep`` output, chat
+# clients that cut the start): the identifier must carry its pid, so prose (``Note: …``) is not
+# taken for a journal line.
+_BARE = re.compile(r"^(?P<ident>[A-Za-z][\w.@-]{0,63})\[(?P<pid>\d{1,10})\]:\s?(?P<msg>.*)$")
 
 
 @lru_cache(maxsize=4096)
@@ -77,8 +93,9 @@ class JournalLine:
 
 
 def parse_journal(text: str) -> list[JournalLine]:
-    """Parse short-iso lines; separators (``-- Boot …``, ``-- No entries --``) and junk are
-    skipped, continuation lines are dropped (journald prints one entry per line here)."""
+    """Parse journal lines of any layout above; separators (``-- Boot …``, ``-- No entries
+    --``) and junk are skipped, continuation lines are dropped (journald prints one entry per
+    line; a ticket form that wrapped one leaves its tail on lines of no journal shape)."""
     out: list[JournalLine] = []
     boot = 0
     for i, raw in enumerate(text.splitlines(), start=1):
@@ -89,13 +106,30 @@ def parse_journal(text: str) -> list[JournalLine]:
                 boot += 1 if out else 0
             continue
         m = _LINE.match(stripped)
-        if not m:
-            continue
+        ts: datetime | None = None
+        if m:
+            ts = parse_iso(m.group("ts"))
+        else:
+            m = _CLASSIC.match(stripped)
+        if m:
+            ts_text, host = m.group("ts"), m.group("host")
+        else:
+            m = _BARE.match(stripped)
+            if not m:
+                continue
+            ts_text = host = ""
         out.append(JournalLine(
-            lineno=i, ts=parse_iso(m.group("ts")), ts_text=m.group("ts"), host=m.group("host"),
+            lineno=i, ts=ts, ts_text=ts_text, host=host,
             ident=m.group("ident"), pid=int(m.group("pid")) if m.group("pid") else None,
             message=m.group("msg"), boot=boot, raw=line))
     return out
+
+
+def is_journal_line(line: str) -> bool:
+    """Whether ``line`` has the shape of a journal entry in any layout :func:`parse_journal`
+    reads (used to type a pasted block that names no command)."""
+    s = line.strip()
+    return bool(_LINE.match(s) or _CLASSIC.match(s) or _BARE.match(s))
 
 
 class UnitEventKind(enum.StrEnum):

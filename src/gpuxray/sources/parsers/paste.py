@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpuxray.sources.parsers.journal import JournalLine, is_journal_line, parse_journal
+
 MAX_LINE = 4096
 
 # Part kinds.
@@ -102,6 +104,21 @@ def _words(cmd: str) -> list[str]:
         rest += w[i:]
         return rest
     return w
+
+
+def namespace_of(cmd: str) -> str:
+    """The namespace a kubectl command names (``-n ns``, ``--namespace=ns``); "" when none."""
+    w = cmd.split("|")[0].split()
+    if not w or w[0] not in ("kubectl", "oc", "k"):
+        return ""
+    for i, x in enumerate(w):
+        if x in ("-n", "--namespace") and i + 1 < len(w):
+            return w[i + 1]
+        if x.startswith("--namespace="):
+            return x.split("=", 1)[1]
+        if x.startswith("-n") and len(x) > 2 and x[2] != "-":
+            return x[2:]
+    return ""
 
 
 def _container(words: list[str]) -> str:
@@ -240,6 +257,11 @@ def sniff(lines: list[str]) -> str:
         return GET_TABLE
     if lines and sum(1 for ln in lines[:200] if _DMESG_LINE.match(ln)) * 2 >= min(len(lines), 200):
         return DMESG
+    # a journal excerpt: entries of any journalctl layout, with wrapped continuation lines
+    # (ticket forms break long entries), so a quarter of the lines is enough
+    if lines and sum(1 for ln in lines[:200] if is_journal_line(ln[:MAX_LINE])) * 4 >= \
+            min(len(lines), 200):
+        return JOURNAL
     return TEXT
 
 
@@ -247,6 +269,37 @@ def kernel_lines(lines: list[str]) -> list[str]:
     """Lines of kernel-log shape about the GPU driver, from any block (a log that mixes them)."""
     return [ln for ln in lines if _NVRM.search(ln) and (_DMESG_LINE.match(ln) or
                                                          ln.lstrip().startswith("NVRM"))]
+
+
+# journal identifiers → the unit whose journal they belong to (``journalctl -u <unit>`` shows
+# the daemon's own lines and systemd's about the unit)
+JOURNAL_UNITS = ("containerd", "kubelet")
+
+
+def journal_unit(line: JournalLine) -> str:
+    """The unit a journal entry belongs to, from its identifier (``containerd[1278]``) or, for
+    systemd's own lines, the unit it names (``containerd.service: Main process exited``);
+    "" for any other unit."""
+    ident = line.ident
+    if ident in ("systemd", "init"):
+        msg = line.message[:200]
+        for unit in JOURNAL_UNITS:
+            if msg.startswith(f"{unit}.service") or re.search(
+                    rf"^(?:Start|Stopp)(?:ed|ing) .*\b{re.escape(unit)}\b", msg):
+                return unit
+        return ""
+    return ident if ident in JOURNAL_UNITS else ""
+
+
+def journal_by_unit(text: str) -> dict[str, str]:
+    """The journal lines of ``text`` grouped by the unit they belong to (each group keeps the
+    lines in order, as ``journalctl -u <unit>`` would print them)."""
+    out: dict[str, list[str]] = {}
+    for ln in parse_journal(text):
+        unit = journal_unit(ln)
+        if unit:
+            out.setdefault(unit, []).append(ln.raw[:MAX_LINE])
+    return {u: "\n".join(lines) + "\n" for u, lines in out.items()}
 
 
 def split_paste(text: str) -> list[Part]:

@@ -1,0 +1,174 @@
+"""The paste parsers on the layouts the programs really print: journalctl's default ``short``
+(syslog) layout, ``short-full``, and entries pasted without timestamp; ``kubectl get pods``
+tables; ``kubectl logs`` with ``-c`` and ``--prefix``; nvidia-smi's table, ``-q`` and ``-L``;
+helm values and ClusterPolicy objects. Each turns into Snapshot objects the bundle checks read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuxray.diagnose.triage import triage
+from gpuxray.engines.nodefacts import node_facts
+from gpuxray.engines.unit_restarts import restart_episodes
+from gpuxray.sources.parsers import journal, paste
+from gpuxray.sources.pasted import CMD, TextInput, paste_evidence
+
+REPO = Path(__file__).resolve().parents[1]
+RESTART_ISO = (REPO / "tests/data/triage/journal-containerd-restart.txt").read_text()
+
+
+def _evidence(text: str):  # type: ignore[no-untyped-def]
+    return paste_evidence([TextInput("paste", text)])
+
+
+def _classic(iso_journal: str) -> str:
+    """The same entries in journalctl's default ``short`` layout (``Nov 29 10:01:03 host``):
+    the layout `journalctl -u containerd` prints without ``-o``."""
+    out = []
+    for line in iso_journal.splitlines():
+        ts, rest = line.split(" ", 1)
+        out.append(f"Nov 29 {ts[11:19]} {rest}")
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("layout", ["short-iso", "short", "short-full", "no-timestamp"])
+def test_journal_layouts_parse_to_the_same_restart(layout: str) -> None:
+    text = {"short-iso": RESTART_ISO, "short": _classic(RESTART_ISO),
+            "short-full": "\n".join("Sun 2026-11-29 " + ln[11:19] + " UTC" + ln[24:]
+                                    for ln in RESTART_ISO.splitlines()) + "\n",
+            "no-timestamp": "\n".join(ln.split(" ", 2)[2] for ln in
+                                      RESTART_ISO.splitlines()) + "\n"}[layout]
+    lines = journal.parse_journal(text)
+    assert len(lines) == len(RESTART_ISO.splitlines())
+    assert {ln.ident for ln in lines} == {"systemd"}
+    eps = restart_episodes(journal.unit_events(lines))
+    assert len(eps) == 1 and eps[0].signal == "SIGHUP" and eps[0].restarted is not None
+
+
+@pytest.mark.parametrize("shape", ["short", "prompt"])
+def test_pasted_classic_journal_gives_gx504(shape: str) -> None:
+    text = _classic(RESTART_ISO)
+    if shape == "prompt":
+        text = "$ journalctl -u containerd --no-pager\n" + text
+    ev = _evidence(text)
+    assert ev.kinds.get(paste.JOURNAL) == 1
+    host = next(iter(ev.snapshot.hosts.values()))
+    assert CMD.JOURNAL_CONTAINERD in host.cmds
+    r = triage([("paste", text)])
+    gx504 = [f for f in r.findings if f.code == "GX504" and "sighup" in f.params]
+    assert r.causes[0].cause.code == "GX504"
+    assert gx504 and gx504[0].params["sighup"] == 1 and gx504[0].params["count"] == 1
+
+
+def test_journal_lines_are_filed_by_unit() -> None:
+    # containerd/containerd#14121 (kubelet's journal), k8s-device-plugin#1145 (containerd's,
+    # an entry wrapped over indented lines by the ticket form)
+    text = ('kubelet[7826]: E0906 20:35:22.866810    7826 run.go:72] "command failed" '
+            'err="failed to run Kubelet: validate service connection"\n'
+            "Sep 06 20:35:22 node1 systemd[1]: kubelet.service: Main process exited, "
+            "code=exited, status=1/FAILURE\n"
+            "Feb 04 13:15:38 k8s-device-plugin-cluster-worker containerd[1278]:\n"
+            '    time="2025-02-04T13:15:38.716063472Z" level=warning\n'
+            '    msg="failed to load plugin io.containerd.grpc.v1.cri"\n')
+    host = next(iter(_evidence(text).snapshot.hosts.values()))
+    assert host.cmds[CMD.JOURNAL_KUBELET].count("\n") == 2
+    assert host.cmds[CMD.JOURNAL_CONTAINERD].startswith("Feb 04 13:15:38")
+
+
+def test_prose_is_not_a_journal() -> None:
+    assert journal.parse_journal("Note: this is what I did\nStep 1: install\n") == []
+    assert paste.sniff(["Note: this is what I did", "Step 1: install"]) == paste.TEXT
+
+
+def test_node_facts_read_the_pasted_journal() -> None:
+    snap = _evidence(_classic(RESTART_ISO)).snapshot
+    nf = next(iter(node_facts(snap).values()))
+    assert nf.journal_events is not None and len(nf.journal_events) == 6
+
+
+# ----- kubectl get pods ------------------------------------------------------------------------
+# Rows as pasted in NVIDIA/k8s-dra-driver-gpu#149 (`get pods -A`, header cut) and
+# kubernetes/kubernetes#117955 (columns shifted by the ticket form, a kubelet reason as STATUS).
+DRA_149 = ("kubectl get pods -A\n"
+           "nvidia-dra-driver    nvidia-k8s-dra-driver-controller-6d5869d478-tpg7q              "
+           "1/1     Running   0               8m59s\n"
+           "nvidia-dra-driver    nvidia-k8s-dra-driver-kubelet-plugin-8wmmz                     "
+           "0/1     CrashLoopBackOff   4 (65s ago)     2m35s\n")
+K8S_117955 = ("NAME              READY   STATUS                                  RESTARTS   AGE\n"
+              "job-9s7jw         0/1        UnexpectedAdmissionError   0          5m1s\n"
+              "deploy-6d485b4676-fbv69   1/1        Running                                 0"
+              "          3m14s\n")
+
+
+def test_pods_table_rows_by_cell_shape() -> None:
+    from gpuxray.sources.parsers.pods_table import parse_pods_table
+
+    rows = parse_pods_table(DRA_149)
+    assert [(r.namespace, r.ready, r.status, r.restarts) for r in rows] == [
+        ("nvidia-dra-driver", (1, 1), "Running", 0),
+        ("nvidia-dra-driver", (0, 1), "CrashLoopBackOff", 4)]
+    rows = parse_pods_table(K8S_117955)
+    assert [(r.name, r.status) for r in rows] == [("job-9s7jw", "UnexpectedAdmissionError"),
+                                                  ("deploy-6d485b4676-fbv69", "Running")]
+    wide = ("NAMESPACE      NAME                            READY   STATUS     RESTARTS   AGE   "
+            "IP            NODE       NOMINATED NODE   READINESS GATES\n"
+            "gpu-operator   nvidia-driver-daemonset-x2      0/1     Init:0/1   0          3m    "
+            "10.0.0.12     gpu-w-3    <none>           <none>\n")
+    (row,) = parse_pods_table(wide)
+    assert (row.namespace, row.node, row.status) == ("gpu-operator", "gpu-w-3", "Init:0/1")
+
+
+@pytest.mark.parametrize(("status", "ready", "restarts", "printed"), [
+    ("Running", "1/1", "0", "Running"), ("CrashLoopBackOff", "0/1", "7 (2m ago)",
+                                         "CrashLoopBackOff"),
+    ("Init:0/1", "0/1", "0", "Init:0/1"), ("Init:2/4", "0/1", "0", "Init:2/4"),
+    ("Init:CrashLoopBackOff", "0/1", "3", "Init:CrashLoopBackOff"),
+    ("Pending", "0/1", "0", "Pending"), ("ContainerCreating", "0/1", "0", "ContainerCreating"),
+    ("ImagePullBackOff", "0/1", "0", "ImagePullBackOff"),
+])
+def test_a_row_becomes_the_pod_kubectl_printed_it_from(status: str, ready: str, restarts: str,
+                                                       printed: str) -> None:
+    """``printPod`` inverted: the Pod built from a row prints the same STATUS again."""
+    from gpuxray.engines.operator import pod_ready, pod_state
+    from gpuxray.sources.parsers.pods_table import parse_pods_table, row_pod
+
+    (row,) = parse_pods_table(f"nvidia-driver-daemonset-abcde   {ready}   {status}   "
+                              f"{restarts}   5m\n")
+    pod = row_pod(row, "gpu-operator", "n1")
+    assert pod_state(pod) == printed
+    assert pod_ready(pod) == (status == "Running" and ready == "1/1")
+    assert sum(s.restart_count for s in (*pod.status.container_statuses,
+                                         *pod.status.init_container_statuses)) == \
+        int(restarts.split()[0])
+
+
+def test_pasted_pods_table_feeds_the_checks() -> None:
+    ev = _evidence(K8S_117955)
+    assert {p.metadata.name for p in ev.snapshot.pods} == {"job-9s7jw", "deploy-6d485b4676-fbv69"}
+    r = triage([("paste", K8S_117955)])
+    assert r.causes[0].cause.code == "GX310" and r.decided
+    assert any(f.code == "GX310" and f.subject.name == "job-9s7jw" for f in r.findings)
+
+
+def test_driver_pod_crashlooping_in_a_table_is_a_vote_not_a_decision() -> None:
+    """The table shows which stage fails, not why: GX403 is voted, never decided on it."""
+    table = ("$ kubectl get pods -n gpu-operator\n"
+             "NAME                                 READY   STATUS             RESTARTS      AGE\n"
+             "nvidia-driver-daemonset-xp7vw        0/1     CrashLoopBackOff   7 (2m ago)    22m\n"
+             "nvidia-device-plugin-daemonset-9b4rk 0/1     Init:0/1           0             22m\n")
+    ev = _evidence(table)
+    assert ev.snapshot.operator_namespace == "gpu-operator"
+    r = triage([("paste", table)])
+    assert r.causes[0].cause.id == "driver-failing" and not r.decided
+    assert any(f.code == "GX403" and f.params.get("cause_id") == "not-ready"
+               and f.subject.name == "pasted-node" for f in r.findings)
+
+
+def test_prose_and_other_tables_give_no_pods() -> None:
+    from gpuxray.sources.parsers.pods_table import parse_pods_table
+
+    assert parse_pods_table("I ran it 3 times over 5m and got 1/2 of the GPUs\n") == []
+    assert parse_pods_table("NAME      STATUS   ROLES    AGE   VERSION\n"
+                            "node-1    Ready    <none>   3d    v1.29.1\n") == []
