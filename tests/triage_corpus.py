@@ -9,6 +9,7 @@ signature; see ``tests/corpus/triage/README.md`` for the inclusion rule and the 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +21,14 @@ CORPUS = Path(__file__).parent / "corpus" / "triage"
 SPLITS = ("dev", "holdout")
 CONFIRMERS = ("maintainer", "reporter")
 _CODE = re.compile(r"GX[1-6]\d\d")
+HOLDOUT_DIGITS = "0123456789a"
+
+
+def split_by_rule(name: str) -> str:
+    """The split a case gets when it is added, from its name alone (README.md, Split): the first
+    hex digit of sha256(name) in 0-a (11 of 16) puts it in the holdout."""
+    digit = hashlib.sha256(name.encode("utf-8")).hexdigest()[0]
+    return "holdout" if digit in HOLDOUT_DIGITS else "dev"
 
 
 class CorpusError(ValueError):
@@ -71,6 +80,8 @@ def load_case(meta_path: Path) -> Case:
     split = meta.get("split")
     if split not in SPLITS:
         raise CorpusError(f"{name}: 'split' must be one of {SPLITS}")
+    if split == "holdout" and split_by_rule(name) != "holdout":
+        raise CorpusError(f"{name}: the split rule puts this name in dev, not the holdout")
     url, repo = meta.get("url"), meta.get("repo")
     if not isinstance(url, str) or not url.startswith("https://") \
             or not isinstance(repo, str) or repo not in url:
