@@ -436,10 +436,12 @@ def _wait_http(url: str, ctx: ssl.SSLContext | None, token: str | None, procs: d
 
 
 def start(root: Path, timeout: float = 180,
-          components: tuple[str, ...] = BINARIES) -> ControlPlane:
+          components: tuple[str, ...] = BINARIES,
+          apiserver_args: tuple[str, ...] = ()) -> ControlPlane:
     """Start etcd, the apiserver, the scheduler and the controller manager (those of them in
     ``components``) under ``root`` (a fresh directory), wait until the apiserver is serving, and
-    return the handle."""
+    return the handle. ``apiserver_args`` go to kube-apiserver last (e.g. ``--runtime-config``
+    to serve the API versions of an older release)."""
     missing = [b for b in missing_binaries() if b in components]
     if missing:
         raise FileNotFoundError(f"{', '.join(missing)} not built in {bin_dir()} "
@@ -491,7 +493,7 @@ def start(root: Path, timeout: float = 180,
             f"--audit-log-path={root / 'audit.log'}", "--audit-log-format=json",
             "--audit-log-maxsize=0", "--endpoint-reconciler-type=none",
             "--kubelet-preferred-address-types=InternalIP",
-            "--v=1", *gate_args], logs)
+            "--v=1", *gate_args, *apiserver_args], logs)
         _wait_http(url + "/readyz", cp._ctx(), token, cp.procs, "kube-apiserver", timeout)
         cp.kubeconfig.write_text(kubeconfig_doc(url, pki / "ca.crt", ADMIN_TOKEN_USER, token))
         common = [f"--kubeconfig={cp.kubeconfig}", "--leader-elect=false",

@@ -1,6 +1,16 @@
 """Dynamic Resource Allocation objects (``resource.k8s.io/v1``) as msgspec Structs, only the
 fields gpuxray reads (the conventions of :mod:`gpuxray.model.k8s`).
 
+Clusters of Kubernetes 1.32–1.33 serve DRA only as ``v1beta1`` (1.33 also ``v1beta2``), whose
+shapes differ from v1 in two places: a ResourceSlice device keeps its attributes, capacity and
+taints under ``basic`` (kubernetes/kubernetes@v1.33.0:staging/src/k8s.io/api/resource/v1beta1/
+types.go ``BasicDevice``), and a claim's request carries ``deviceClassName``, ``selectors``,
+``allocationMode``, ``count``, ``adminAccess`` and ``tolerations`` itself instead of under
+``exactly`` (v1beta2 and v1 moved them, same file of v1.33.0 and v1beta2/types.go). The
+structs read both and normalise to the v1 shape on decode, so every engine sees one shape
+whatever version a bundle, a live cluster or a paste was read at (a test holds the
+normalised objects to the real kube-apiserver's own conversion of each version).
+
 DRA is how a GPU reaches a pod without ``nvidia.com/gpu``: a driver publishes its devices in
 ``ResourceSlice``s (per node and pool, with typed attributes and capacities), a workload asks
 through a ``ResourceClaim`` (or a ``ResourceClaimTemplate`` the controller instantiates per pod)
@@ -62,11 +72,28 @@ class DeviceTaint(_K):
             f"{self.key}:{self.effect}"
 
 
+class BasicDevice(_K):
+    """v1beta1's wrapper of a device's properties (moved up into ``Device`` by v1beta2)."""
+
+    attributes: dict[str, DeviceAttribute] = {}
+    capacity: dict[str, DeviceCapacity] = {}
+    taints: list[DeviceTaint] = []
+
+
 class Device(_K):
     name: str = ""
     attributes: dict[str, DeviceAttribute] = {}
     capacity: dict[str, DeviceCapacity] = {}
     taints: list[DeviceTaint] = []
+    basic: BasicDevice | None = None  # v1beta1 only; emptied into the fields above on decode
+
+    def __post_init__(self) -> None:
+        b = self.basic
+        if b is not None:
+            self.attributes = b.attributes or self.attributes
+            self.capacity = b.capacity or self.capacity
+            self.taints = b.taints or self.taints
+            self.basic = None
 
 
 class ResourcePool(_K):
@@ -133,6 +160,26 @@ class DeviceRequest(_K):
     name: str = ""
     exactly: ExactDeviceRequest | None = None
     first_available: list[DeviceSubRequest] = []
+    # v1beta1 only: the request's own fields, moved under ``exactly`` on decode
+    device_class_name: str | None = None
+    selectors: list[DeviceSelector] = []
+    allocation_mode: str | None = None
+    count: int | None = None
+    admin_access: bool | None = None
+    tolerations: list[DeviceToleration] = []
+
+    def __post_init__(self) -> None:
+        if self.device_class_name is None:
+            return
+        if self.exactly is None and not self.first_available:
+            self.exactly = ExactDeviceRequest(
+                device_class_name=self.device_class_name, selectors=self.selectors,
+                allocation_mode=self.allocation_mode or ALLOCATION_EXACT,
+                count=1 if self.count is None else self.count,
+                admin_access=self.admin_access, tolerations=self.tolerations)
+        self.device_class_name = self.allocation_mode = self.count = None
+        self.admin_access = None
+        self.selectors, self.tolerations = [], []
 
 
 class DeviceConstraint(_K):

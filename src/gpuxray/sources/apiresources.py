@@ -7,7 +7,8 @@ discovery and LIST/GET for the same table, so the three can never drift apart.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 
 from gpuxray.model.snapshot import Input
 
@@ -23,6 +24,13 @@ class ApiResource:
     inp: Input
     short_names: tuple[str, ...] = ()
     operator_namespace_only: bool = False  # configmaps: device-plugin and MIG configs only
+    older_versions: tuple[str, ...] = ()  # listed, newest first, where the server lacks version
+
+    def versions(self) -> Iterator[ApiResource]:
+        """This resource at its version, then at each older one a server may serve instead."""
+        yield self
+        for v in self.older_versions:
+            yield replace(self, version=v, older_versions=())
 
     @property
     def api_version(self) -> str:
@@ -41,6 +49,8 @@ class ApiResource:
     def bundle_file(self) -> str:
         return f"{self.inp.value}.json"
 
+
+_DRA_OLDER = ("v1beta2", "v1beta1")
 
 RESOURCES: tuple[ApiResource, ...] = (
     ApiResource("nodes", "node", "Node", "", "v1", False, Input.NODES, ("no",)),
@@ -65,15 +75,17 @@ RESOURCES: tuple[ApiResource, ...] = (
                 Input.CLUSTERPOLICIES),
     ApiResource("nvidiadrivers", "nvidiadriver", "NVIDIADriver", "nvidia.com", "v1alpha1", False,
                 Input.NVIDIADRIVERS, ("nvd", "nvdriver", "nvdrivers")),
-    # Dynamic Resource Allocation, GA in resource.k8s.io/v1 since Kubernetes 1.34
+    # Dynamic Resource Allocation, GA in resource.k8s.io/v1 since Kubernetes 1.34; 1.33 serves
+    # v1beta2 and v1beta1, 1.32 v1beta1 only (model/dra.py reads every one of them as v1)
     ApiResource("deviceclasses", "deviceclass", "DeviceClass", "resource.k8s.io", "v1", False,
-                Input.DEVICECLASSES),
+                Input.DEVICECLASSES, older_versions=_DRA_OLDER),
     ApiResource("resourceslices", "resourceslice", "ResourceSlice", "resource.k8s.io", "v1",
-                False, Input.RESOURCESLICES),
+                False, Input.RESOURCESLICES, older_versions=_DRA_OLDER),
     ApiResource("resourceclaims", "resourceclaim", "ResourceClaim", "resource.k8s.io", "v1", True,
-                Input.RESOURCECLAIMS),
+                Input.RESOURCECLAIMS, older_versions=_DRA_OLDER),
     ApiResource("resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate",
-                "resource.k8s.io", "v1", True, Input.RESOURCECLAIMTEMPLATES),
+                "resource.k8s.io", "v1", True, Input.RESOURCECLAIMTEMPLATES,
+                older_versions=_DRA_OLDER),
     # NVIDIA's DRA driver: multi-node NVLink domains (k8s-dra-driver-gpu, resource.nvidia.com)
     ApiResource("computedomains", "computedomain", "ComputeDomain", "resource.nvidia.com",
                 "v1beta1", True, Input.COMPUTEDOMAINS),

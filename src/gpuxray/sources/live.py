@@ -470,6 +470,27 @@ def detect_operator_namespace(daemonsets: list[k8s.DaemonSet],
 NOT_REQUESTED = "not requested (this command does not read it)"
 
 
+class _GroupVersion(msgspec.Struct):
+    version: str = ""
+
+
+class _ApiGroup(msgspec.Struct):
+    versions: list[_GroupVersion] = []
+
+
+def served_versions(client: Client, group: str, memo: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The versions the server's discovery lists for ``group`` (``GET /apis/<group>``), asked
+    once per gather and only after a LIST at the newest version answered 404: a cluster of
+    Kubernetes 1.32 serves DRA as v1beta1 only, one without DRA not at all."""
+    if group not in memo:
+        try:
+            doc = msgspec.json.decode(client.get(f"/apis/{group}"), type=_ApiGroup)
+            memo[group] = frozenset(v.version for v in doc.versions)
+        except (FetchError, msgspec.DecodeError, msgspec.ValidationError):
+            memo[group] = frozenset()
+    return memo[group]
+
+
 def gather(client: Client, make_sink: Callable[[ApiResource, Callable[[Any], bool] | None], Sink],
            logs: LogSink | None, progress: Progress, *, log_tail: int = LOG_TAIL_LINES,
            kinds: Collection[Input] | None = None) -> Gathered:
@@ -488,6 +509,7 @@ def gather(client: Client, make_sink: Callable[[ApiResource, Callable[[Any], boo
         g.errors.append(("cluster/version.json", exc.reason))
 
     by_plural = {r.plural: r for r in RESOURCES}
+    served: dict[str, frozenset[str]] = {}
     keep_typed = {"daemonsets", "clusterpolicies", "pods"}
     for plural in ORDER:
         res = by_plural[plural]
@@ -501,14 +523,27 @@ def gather(client: Client, make_sink: Callable[[ApiResource, Callable[[Any], boo
             keep = lambda p, ns=ns: (p.metadata.namespace or "default") == ns  # noqa: E731
         elif plural in keep_typed:
             keep = lambda _o: True  # noqa: E731
-        sink = make_sink(res, keep)
-        try:
-            out = fetch_list(client, res, sink, namespace)
-        except FetchError as exc:
-            sink.abort()
-            g.inputs[res.inp] = InputState(False, source_name(res), exc.reason)
-            g.errors.append((res.bundle_file, exc.reason))
-            progress.line(f"  {plural:<16} not collected: {exc.reason}")
+        # an older version is tried only where the server does not serve this one (404) and
+        # its discovery of the group lists it
+        failure: FetchError | None = None
+        for at in res.versions():
+            if at is not res and at.version not in served_versions(client, res.group, served):
+                continue
+            sink = make_sink(at, keep)
+            try:
+                out = fetch_list(client, at, sink, namespace)
+            except FetchError as exc:
+                sink.abort()
+                failure = exc
+                if exc.status == 404:
+                    continue
+                break
+            failure = None
+            break
+        if failure is not None:
+            g.inputs[res.inp] = InputState(False, source_name(res), failure.reason)
+            g.errors.append((res.bundle_file, failure.reason))
+            progress.line(f"  {plural:<16} not collected: {failure.reason}")
         else:
             sink.commit()
             kept = getattr(sink, "items", None)
@@ -517,7 +552,8 @@ def gather(client: Client, make_sink: Callable[[ApiResource, Callable[[Any], boo
             g.inputs[res.inp] = InputState(True, source_name(res))
             n = getattr(sink, "count", 0)
             progress.line(f"  {plural:<16} {n:>7} items  {out.pages} page(s)"
-                          + (f"  {out.restarts} restart(s)" if out.restarts else ""))
+                          + (f"  {out.restarts} restart(s)" if out.restarts else "")
+                          + (f"  ({at.api_version})" if at is not res else ""))
         if plural == "clusterpolicies":  # known by now, whatever could be read
             g.operator_namespace = detect_operator_namespace(
                 g.kept.get("daemonsets", []), g.kept.get("clusterpolicies", []))
