@@ -34,9 +34,12 @@ from gpuxray.engines.signatures import (
 from gpuxray.knowledge.codes import CATALOG
 from gpuxray.knowledge.signatures import (
     CAUSE_BY_ID,
+    CAUSE_CHAIN,
     CAUSES,
     CHECK_CAUSE,
+    COMPONENTS,
     OPERAND_STATE_VOTES,
+    TROUBLE,
     Cause,
 )
 from gpuxray.model.factory import fail
@@ -220,20 +223,31 @@ def insufficient_on_healthy_nodes(snap: Snapshot, matches: list[Match]) -> list[
 
 
 # The driver container's entrypoint (NVIDIA/gpu-driver-container@06a208ca
-# ubuntu22.04/nvidia-driver, rhel*/nvidia-driver) prints one line per stage and, on any error,
+# ubuntu22.04/nvidia-driver, rhel9/nvidia-driver; the same stage lines at @22.04.19
+# ubuntu20.04/nvidia-driver) prints one line per stage and, on any error,
 # runs its shutdown ("Stopping NVIDIA persistence daemon...", "Unloading NVIDIA driver kernel
 # modules..."). The stage printed last before that shutdown is where the install failed, even
 # when the error itself was not pasted or went to a log file.
 DRIVER_STAGES: tuple[tuple[str, dict[str, float]], ...] = (
+    # the package cache comes first: the kernel headers (or precompiled packages) are fetched
+    # next, from the same repositories
+    ("Updating the package cache...", {"kernel-headers": 1.0, "precompiled-kernel": 0.5,
+                                       "driver-failing": 0.5}),
+    ("Enabling RHOCP and EUS RPM repos...", {"kernel-headers": 1.0}),
+    ("Installing elfutils...", {"kernel-headers": 0.75}),
     ("Resolving Linux kernel version...", {"kernel-headers": 1.25}),
     ("Installing Linux kernel headers...", {"kernel-headers": 1.25}),
     ("Installing Linux kernel module files...", {"kernel-headers": 1.25}),
     ("Generating Linux kernel version string...", {"kernel-headers": 1.0}),
+    ("Checking NVIDIA driver packages...", {"precompiled-kernel": 1.0, "kernel-headers": 0.5}),
     ("Compiling NVIDIA driver kernel modules...", {"kernel-headers": 1.0}),
+    ("Relinking NVIDIA driver kernel modules...", {"kernel-headers": 1.0}),
     ("Signing NVIDIA driver kernel modules...", {"secure-boot": 1.0}),
     ("Installing NVIDIA driver kernel modules...", {"precompiled-kernel": 0.75,
                                                     "kernel-headers": 0.5}),
-    ("Loading NVIDIA driver kernel modules...", {"nouveau": 0.75, "secure-boot": 0.75}),
+    ("Loading NVIDIA driver kernel modules...", {"nouveau": 0.75, "secure-boot": 0.75,
+                                                 "gpu-init": 0.5}),
+    ("Starting NVIDIA fabric manager daemon...", {"fm-missing": 1.0, "fm-version": 0.75}),
 )
 _DRIVER_START = "Starting installation of NVIDIA driver"
 _DRIVER_SHUTDOWN = "Stopping NVIDIA persistence daemon..."
@@ -437,6 +451,92 @@ def _score_checks(findings: list[Finding]) -> tuple[list[CauseScore], list[Findi
     return list(scores.values()), fails, unknowns
 
 
+ROOT_MIN_SCORE = 0.5  # a root needs this much evidence of its own (above any component prior)
+# ... and to go above a symptom that a deciding line shows, a root that no line decides needs
+# this much, and this share of the symptom's score: a weak hint does not outrank a certainty
+ROOT_OVER_DECIDED = 1.0
+ROOT_OVER_DECIDED_SHARE = 0.25
+EFFECT_SHARE = 0.9  # an effect is kept at this share of its root's score
+
+
+def _own_evidence(root: CauseScore, effect: CauseScore) -> bool:
+    """``root`` stands on a line or reading that does not also vote for ``effect`` (a line
+    that votes for both, as ``no runtime for "nvidia"`` weakly names the drop-in, is no
+    evidence that the root is there), with enough weight to go above it."""
+    if not set(root.signatures) - set(effect.signatures) or root.score < ROOT_MIN_SCORE:
+        return False
+    if effect.deciding and not root.deciding:
+        return root.score >= max(ROOT_OVER_DECIDED, ROOT_OVER_DECIDED_SHARE * effect.score)
+    return True
+
+
+def order_by_chain(ranked: list[CauseScore]) -> list[CauseScore]:
+    """Seed §4's tree over the ranked causes: an effect whose root the paste also shows (with
+    evidence of its own) ranks under that root and no longer decides, so the validator waiting
+    for the driver comes after the driver's failure, the sandbox error after the drop-in
+    (``knowledge.signatures.CAUSE_CHAIN``). Roots are settled before their effects; links
+    form no circle, so two passes over the table reach every chain of the catalog."""
+    by_id = {c.cause.id: c for c in ranked}
+    for _ in range(3):
+        moved = False
+        for link in CAUSE_CHAIN:
+            root = by_id.get(link.cause)
+            if root is None:
+                continue
+            for eid in link.effects:
+                eff = by_id.get(eid)
+                if eff is None or (eff.cause.code == root.cause.code and eff.score <= root.score):
+                    continue
+                if _own_evidence(root, eff) and eff.score >= root.score * EFFECT_SHARE - 1e-9 \
+                        and eff.score > 0:
+                    eff.score = root.score * EFFECT_SHARE - 0.01
+                    eff.deciding = False
+                    if f"under:{root.cause.id}" not in eff.signatures:
+                        eff.signatures.append(f"under:{root.cause.id}")
+                    moved = True
+        if not moved:
+            break
+    return _sorted(list(by_id.values()))
+
+
+def component_priors(text: str, ranked: list[CauseScore]) -> list[CauseScore]:
+    """Weak votes for what usually breaks in each component the paste comes from
+    (``knowledge.signatures.COMPONENTS``), for causes no line or check named yet: when nothing
+    decides, the top three still come from the components that printed the text."""
+    low = text[:FILE_SCAN].lower()
+    have = {c.cause.id for c in ranked}
+    out: dict[str, CauseScore] = {}
+    trouble: bool | None = None
+    for comp in COMPONENTS:
+        m = re.search(comp.log, low, re.M) if comp.log else None
+        if m is None:
+            m = re.search(comp.names, low)
+            if m is None:
+                continue
+            if trouble is None:
+                trouble = re.search(TROUBLE, low, re.M) is not None
+            if not trouble:
+                continue
+        if comp.ready and re.search(comp.ready, low):
+            continue
+        for cid, w in comp.priors:
+            if cid in have:
+                continue
+            cs = out.setdefault(cid, CauseScore(CAUSE_BY_ID[cid]))
+            if w > cs.score:
+                cs.score = w
+            cs.signatures.append(f"component:{comp.id}")
+            if len(cs.matched) < 2:
+                cs.matched.append(f"text from {comp.id} ({m.group(0)!r}); no line names the "
+                                  "cause")
+    return list(out.values())
+
+
+def _sorted(causes: list[CauseScore]) -> list[CauseScore]:
+    order = {c.id: i for i, c in enumerate(CAUSES)}
+    return sorted(causes, key=lambda c: (-round(c.score, 6), order.get(c.cause.id, len(order))))
+
+
 def _merge(sig: list[CauseScore], checks: list[CauseScore]) -> list[CauseScore]:
     by_id = {c.cause.id: c for c in sig}
     for c in checks:
@@ -494,6 +594,8 @@ def triage(texts: Iterable[tuple[str, str]],
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches) + stage
                     + operand_table(evidence.parts) + readings(evidence.parts)
                     + applied_configs(evidence.plugin_configs))
+    ranked = order_by_chain(ranked)
+    ranked = _sorted(ranked + component_priors("\n".join(t.text for t in inputs), ranked))
     for cs in ranked:  # a line that rules a cause out also takes a check's "decided" away
         if cs.cause.id in ruled_out(matches):
             cs.deciding = False
@@ -505,7 +607,8 @@ def triage(texts: Iterable[tuple[str, str]],
     if ranked:
         top = ranked[0].score
         for cs in ranked:
-            if cs.deciding or abs(cs.score - top) < 1e-9:
+            prior_only = all(sg.startswith("component:") for sg in cs.signatures)
+            if not prior_only and (cs.deciding or abs(cs.score - top) < 1e-9):
                 findings.append(_finding(cs, origin, subject))
                 findings.extend(f for f in check_fails if _check_cause(f).id == cs.cause.id)
     decided = is_decided(ranked)

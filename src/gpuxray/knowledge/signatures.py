@@ -217,6 +217,11 @@ CAUSES: tuple[Cause, ...] = (
           "after; nothing restarts it)",
           "the plugin pods' start time vs the ConfigMap's last change (`kubectl -n gpu-operator "
           "get pods -l app=nvidia-device-plugin-daemonset -o wide`), then a rollout restart"),
+    Cause("unsupported-stack", "GX409",
+          "the platform is outside what the component supports (a Jetson/Tegra iGPU in CSV "
+          "mode: DCGM and the operator's operands do not run there; a GPU not on the list)",
+          "`nvidia-ctk info` / the hook's `Auto-detected mode` on the node, and the GPU product "
+          "(`nvidia-smi -L`) against the component's supported platforms"),
     Cause("dropin-overwrote", "GX501",
           "a later containerd config file replaced the section holding the nvidia runtime",
           "`containerd config dump | grep -A3 runtimes.nvidia` and the files in "
@@ -468,6 +473,36 @@ SIGNATURES: tuple[Signature, ...] = (
                     "NVIDIA/gpu-operator@v25.10.1:cmd/nvidia-validator/main.go"),
                  _x("error validating cuda workload: unable to find any allocatable GPU resource",
                     "NVIDIA/gpu-operator@v25.10.1:cmd/nvidia-validator/main.go"))),
+    # the validator's driver stage: the driver container is not ready or its libraries are not
+    # where the validator looks; upstream of every later operand (seed §4)
+    # (the wrapper "error validating driver installation" alone also wraps routine retries)
+    # ("driver is not ready: %v" after the validator's wait loop gave up; "nvidia-fs driver is
+    # not ready" and the other add-ons print no colon)
+    _s("validator-driver-not-ready", "driver is not ready: |driver libraries|"
+       "driver container status",
+       r"\bdriver is not ready: |failed to locate driver libraries|"
+       r"error checking driver container status",
+       {"driver-failing": 1.5, "operand-init": 0.75}, (LOG, VALIDATOR),
+       examples=(_x('level=error msg="driver is not ready: error checking driver container '
+                    'status: exit status 1"', OP + "cmd/nvidia-validator/main.go"),
+                 _x("error validating driver installation: failed to locate driver libraries: "
+                    "error locating \"libnvidia-ml.so.1\"", OP + "internal/driver/root.go"))),
+    # the validator's toolkit stage runs nvidia-smi through the nvidia runtime: failing there
+    # means the runtime the toolkit set up is not what containerd runs (seed §5)
+    _s("validator-toolkit-not-ready", "toolkit is not ready|validating toolkit installation",
+       r"toolkit is not ready|error validating toolkit installation",
+       {"runtime-config-not-read": 1.25, "handler-missing": 1.0, "containerd-config": 0.75,
+        "operand-init": 0.5}, (LOG, VALIDATOR),
+       examples=(_x("error validating toolkit installation: toolkit is not ready",
+                    OP + "cmd/nvidia-validator/main.go"),)),
+    # the toolkit's mode detection on a Tegra-based (Jetson) system: CSV mode, where DCGM and
+    # the operator's operands are not supported
+    _s("toolkit-csv-mode", "auto-detected mode as",
+       r"auto-detected mode as '?csv'?", {"unsupported-stack": 2.5},
+       (LOG, EVENT, STATUS),
+       examples=(_x("stderr: Auto-detected mode as 'csv'", CTK + "internal/info/auto.go"),
+                 _x("Auto-detected mode as 'csv'",
+                    "NVIDIA/nvidia-container-toolkit@v1.10.0:internal/info/auto.go"))),
     _s("plugin-register-failed", "could not register device plugin",
        r"could not register device plugin", {"not-advertised": 3.0}, (LOG,), True,
        examples=(_x("E1129 10:02:10.000000 1 server.go:146] Could not register device plugin: "
@@ -1172,7 +1207,7 @@ CHECK_CAUSE: dict[str, str] = {
     "GX602": "shared-request", "GX310": "admission-failed", "GX311": "cuda-requirement",
     "GX416": "gpu-unsupported", "GX512": "runtime-config-not-read", "GX513": "cri-disabled",
     "GX514": "runtime-not-default", "GX417": "mig-monitor", "GX418": "driver-in-use",
-    "GX408": "plugin-config-not-applied",
+    "GX408": "plugin-config-not-applied", "GX409": "unsupported-stack",
 }
 
 # What to collect to tell two look-alike causes apart (unordered pairs); falls back to each
@@ -1350,3 +1385,183 @@ DISTINGUISH[frozenset({"dra-exhausted", "dra-selector"})] = (
     "`gpuxray why <pod>` over a bundle with `cluster/resourceslices.json` and "
     "`cluster/resourceclaims.json`: which request matches no device (GX212) or only taken ones "
     "(GX213)")
+
+
+# ---- Which cause explains which, among the catalog's causes (seed §4's tree) ---------------------
+# A paste often holds the root and its symptoms together (the driver log and the validator
+# waiting for it; a drop-in and the sandbox error it leads to). The symptom's line is often the
+# more specific one, so it would outscore the root; ranking keeps each effect under a cause of
+# it that the paste shows with evidence of its own. The code-level links are
+# knowledge/causal.py's EDGES; these are the same links between the finer causes, plus the
+# ones a bundle check never needs (the plugin's NVML failing because the driver is not loaded).
+@dataclass(frozen=True, slots=True)
+class CauseLink:
+    cause: str
+    effects: tuple[str, ...]
+    source: str
+
+
+_DRIVER_ROOT_EFFECTS = ("driver-failing", "operand-init", "nvml-init", "not-advertised",
+                        "injection-failed")
+CAUSE_CHAIN: tuple[CauseLink, ...] = (
+    *(CauseLink(root, _DRIVER_ROOT_EFFECTS,
+              DRV + "ubuntu22.04/nvidia-driver (the install stops; the validator's driver "
+              "stage and every later operand wait: " + OP + "cmd/nvidia-validator/main.go)")
+    for root in ("nouveau", "secure-boot", "kernel-headers", "precompiled-kernel",
+                 "driver-os-mismatch", "driver-in-use", "gpu-unsupported", "gpu-init")),
+    CauseLink("driver-failing", ("operand-init", "nvml-init", "not-advertised",
+                                 "injection-failed"),
+              OP + "cmd/nvidia-validator/main.go (driver validation gates the later operands)"),
+    CauseLink("nvml-mismatch", ("injection-failed", "nvml-init", "not-advertised"),
+              GH + "NVIDIA/gpu-operator/issues/898 (the CLI's NVML init fails with the "
+              "mismatch, so the hook fails)"),
+    CauseLink("fm-missing", ("nvml-init", "not-advertised", "operand-init"),
+              OP + "cmd/nvidia-validator/main.go (CUDA validation reports system not yet "
+              "initialized without Fabric Manager)"),
+    CauseLink("fm-version", ("fm-missing", "nvml-init", "not-advertised", "operand-init"),
+              DRV + "ubuntu22.04/nvidia-driver (the daemon exits on the version check)"),
+    CauseLink("dropin-overwrote", ("handler-missing", "operand-init",
+                                   "not-advertised", "runtime-not-default"),
+              "containerd/containerd@v1.7.34:services/server/config/config.go (an import "
+              "replaces the plugin's table)"),
+    CauseLink("runtime-config-not-read", ("handler-missing", "operand-init", "not-advertised",
+                                          "runtime-not-default"),
+              CTK + "cmd/nvidia-ctk/runtime/configure/configure.go (the runtime is written to "
+              "one file; the daemon reads another)"),
+    CauseLink("containerd-config", ("handler-missing", "operand-init", "not-advertised"),
+              "containerd/containerd@v1.7.34:services/server/config/config.go"),
+    CauseLink("cri-disabled", ("handler-missing", "operand-init", "not-advertised"),
+              "containerd/containerd@v1.7.34:services/server/server.go (a disabled plugin is "
+              "not loaded)"),
+    CauseLink("handler-missing", ("operand-init", "not-advertised", "injection-failed"),
+              OP + "controllers/object_controls.go (operands run with runtimeClassName nvidia)"),
+    CauseLink("runtime-not-default", ("not-advertised", "nvml-init"),
+              DP + "internal/plugin/factory.go (no NVML in the plugin's container: no devices)"),
+    CauseLink("nodes-unlabelled", ("not-advertised", "gfd-labels"),
+              OP + "controllers/state_manager.go (operand DaemonSets select on the deploy "
+              "labels)"),
+    CauseLink("operand-taint", ("not-advertised", "gfd-labels"),
+              OP + "controllers/object_controls.go (operand DaemonSets' tolerations)"),
+    CauseLink("plugin-config-invalid", ("not-advertised",),
+              DP + "cmd/nvidia-device-plugin/main.go (the plugin exits on a config it cannot "
+              "load)"),
+    CauseLink("mig-monitor", ("not-advertised",),
+              DP + "internal/rm/nvml_manager.go (no MIG devices enumerated, none advertised)"),
+    CauseLink("mig-failed", ("not-advertised", "operand-init"),
+              MIG + "deployments/container/reconfigure-mig.sh (the plugin is stopped while the "
+              "layout is applied)"),
+    CauseLink("xid", ("unhealthy", "device-lost", "admission-failed"),
+              DP + "internal/rm/health.go (critical Xids mark devices unhealthy)"),
+    CauseLink("unhealthy", ("admission-failed",),
+              K + "pkg/kubelet/cm/devicemanager/manager.go (no healthy devices to allocate)"),
+    CauseLink("plugin-config-not-applied", ("shared-request",),
+              OP + "controllers/object_controls.go (the operator does not watch the ConfigMap)"),
+    CauseLink("dra-driver-down", ("dra-no-slices", "dra-prepare"),
+              "NVIDIA/k8s-dra-driver-gpu@v25.8.1:cmd/gpu-kubelet-plugin/driver.go"),
+    CauseLink("unsupported-stack", ("injection-failed", "runtime-not-default", "dcgm-connect",
+                                    "nvml-init"),
+              CTK + "internal/info/auto.go (CSV mode: a Tegra-based system)"),
+)
+
+
+# ---- The component that printed a paste, and what usually breaks in it ------------------------
+# When no line decides, the components the text comes from still narrow the causes (seed §1's
+# component table: each component fails in a few known ways). ``log`` is a line shape the
+# component prints on every start (its banner, its first log lines): a log of it that never
+# reaches its ``ready`` line stopped somewhere. ``names`` are its pod, container and binary
+# names: they show the component was involved, and count only where the paste also shows
+# trouble (``TROUBLE``). The priors are small: any matched line outweighs them, they never
+# decide, and a component whose log shows it ready gives none.
+@dataclass(frozen=True, slots=True)
+class Component:
+    id: str
+    log: str  # lower-case regexes over the lower-cased text; "" for none
+    names: str
+    ready: str
+    priors: tuple[tuple[str, float], ...]
+    source: str
+
+
+COMPONENTS: tuple[Component, ...] = (
+    Component("driver-container",
+              r"nvidia software installer|starting installation of nvidia driver",
+              r"nvidia-driver-ctr|nvidia-driver-daemonset|k8s-driver-manager",
+              r"done, now waiting for signal|userspace-only install complete",
+              (("kernel-headers", 0.4), ("precompiled-kernel", 0.35), ("driver-failing", 0.3),
+               ("driver-os-mismatch", 0.25), ("driver-in-use", 0.2)),
+              DRV + "ubuntu22.04/nvidia-driver (banner \"NVIDIA Software Installer\", "
+              "\"Starting installation of NVIDIA driver version %s\", \"Done, now waiting for "
+              "signal\")"),
+    Component("fabric-manager", "", r"fabricmanager|fabric manager|nvswitch", "",
+              (("fm-missing", 0.45), ("fm-version", 0.4)),
+              DRV + "ubuntu22.04/nvidia-driver (\"Starting NVIDIA fabric manager daemon...\")"),
+    Component("container-toolkit",
+              r"installing nvidia container toolkit|installing toolkit|wrote updated config to|"
+              r"using config version",
+              r"nvidia-container-toolkit|nvidia-ctk|nvidia-toolkit",
+              r"completed 'setup' for|successfully signaled containerd",
+              (("runtime-config-not-read", 0.4), ("containerd-config", 0.35),
+               ("handler-missing", 0.3), ("containerd-restart", 0.2)),
+              CTK + "cmd/nvidia-ctk-installer/toolkit/toolkit.go (\"Installing NVIDIA container "
+              "toolkit to '%v'\"); cmd/nvidia-ctk-installer/container/runtime/containerd/"
+              "containerd.go (\"Completed 'setup' for %v\"); NVIDIA/nvidia-container-toolkit@"
+              "v1.13.0:tools/container/containerd/containerd.go"),
+    # the CLI's and the runtime's own error prefixes, and the CLI's commands; the toolkit
+    # installer's log names the binaries it installs, which is no sign they ran
+    Component("container-cli",
+              r"nvidia-container-cli(?:\.real)?: |nvidia-container-runtime(?:-hook)?(?:\.real)?: ",
+              r"nvidia-container-cli (?:info|list|-)|libnvidia-container", "",
+              (("injection-failed", 0.4), ("runtime-not-default", 0.35), ("nvml-init", 0.3),
+               ("cuda-requirement", 0.2)),
+              CTK + "internal/runtime/runtime_factory.go; NVIDIA/libnvidia-container@6dcb29b1:"
+              "src/cli/main.c"),
+    Component("device-plugin",
+              r"starting fs watcher|retrieving plugins|starting os watcher|loading nvml",
+              r"nvidia-device-plugin|k8s-device-plugin",
+              r"registered device plugin for",
+              (("runtime-not-default", 0.4), ("not-advertised", 0.35),
+               ("plugin-config-invalid", 0.3), ("mig-monitor", 0.25), ("unhealthy", 0.2)),
+              DP + "cmd/nvidia-device-plugin/main.go (\"Starting FS watcher for %v\", "
+              "\"Retrieving plugins.\"); internal/plugin/server.go (\"Registered device plugin "
+              "for '%s' with Kubelet\"); NVIDIA/k8s-device-plugin@v0.9.0:main.go "
+              "(\"Loading NVML\")"),
+    Component("feature-discovery", "", r"gpu-feature-discovery|\bgfd\b",
+              r"writing labels to output file",
+              (("gfd-labels", 0.4), ("mig-monitor", 0.3), ("plugin-config-invalid", 0.25)),
+              DP + "cmd/gpu-feature-discovery/main.go; internal/lm/output.go"),
+    Component("dcgm", r"starting dcgm-exporter", r"dcgm-exporter|nv-hostengine|\bdcgm\b",
+              r"starting webserver|dcgm successfully initialized",
+              (("dcgm-connect", 0.4), ("dcgm-profiling", 0.35), ("unsupported-stack", 0.2)),
+              "NVIDIA/dcgm-exporter@4.5.3-4.8.2:pkg/cmd/app.go (\"Starting dcgm-exporter\", "
+              "\"DCGM successfully initialized!\"); internal/pkg/server/server.go"),
+    Component("mig-manager",
+              r"waiting for change to '|updating to mig config|"
+              r"asserting that the requested configuration",
+              r"nvidia-mig-manager|mig-parted|mig-manager|mig\.config",
+              r"successfully updated to mig config|mig configuration applied successfully",
+              (("mig-failed", 0.4), ("mig-monitor", 0.25)),
+              MIG + "cmd/nvidia-mig-manager/main.go (\"Waiting for change to '%s' label\", "
+              "\"Successfully updated to MIG config: %s\")"),
+    Component("validator", "",
+              r"nvidia-operator-validator|nvidia-validator|/run/nvidia/validations", "",
+              (("driver-failing", 0.35), ("operand-init", 0.3), ("handler-missing", 0.25)),
+              OP + "cmd/nvidia-validator/main.go"),
+    Component("dra-driver", "", r"gpu\.nvidia\.com|dra-driver|gpu-kubelet-plugin|compute-domain",
+              "", (("dra-driver-down", 0.4), ("dra-prepare", 0.35)),
+              "NVIDIA/k8s-dra-driver-gpu@v25.8.1:cmd/gpu-kubelet-plugin/driver.go"),
+    Component("containerd", "", r"containerd", "",
+              (("containerd-config", 0.3), ("handler-missing", 0.25),
+               ("dropin-overwrote", 0.2)),
+              "containerd/containerd@v1.7.34:cmd/containerd/command/main.go"),
+    Component("scheduler", "", r"failedscheduling|0/\d+ nodes are available", "",
+              (("not-advertised", 0.3), ("exhausted", 0.25), ("unhealthy", 0.2)),
+              K + "pkg/scheduler/schedule_one.go (\"0/%v nodes are available\")"),
+)
+
+# Words of trouble in any component's output (klog's E/W line prefixes, logrus/slog levels,
+# the pod states kubectl prints: kubernetes/kubernetes@v1.34.0:pkg/printers/internalversion/
+# printers.go): a paste of names only counts when it also shows one.
+TROUBLE = (r"^\s*[ew]\d{4} |level=(?:error|fatal|warning)|\b(?:error|failed|failure|fatal|"
+           r"unable|cannot|could not|couldn't|not found|no such|denied|refused|timed out|"
+           r"crashloopbackoff|back-off|errimagepull|imagepullbackoff|pending|init:\d|"
+           r"unhealthy|panic|insufficient|mismatch|invalid|not ready)\b")

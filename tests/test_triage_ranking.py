@@ -1,0 +1,112 @@
+"""Ranking in ``triage`` beyond single lines: a symptom ranks under the root cause the same
+paste shows (seed §4's tree, ``CAUSE_CHAIN``), and a paste whose lines name no cause still gets
+the plausible causes of the components that printed it (``COMPONENTS``), weakly, undecided and
+without findings; a component whose log shows it ready, or names without any trouble, give
+nothing. Lines are built here in the shapes the cited upstream code prints."""
+
+from __future__ import annotations
+
+from gpuxray.diagnose.triage import triage
+from gpuxray.knowledge.signatures import CAUSE_BY_ID, CAUSE_CHAIN, COMPONENTS
+
+# NVIDIA/gpu-driver-container@06a208ca:ubuntu22.04/nvidia-driver
+DRIVER_HEAD = ("\n========== NVIDIA Software Installer ==========\n\n"
+               "Starting installation of NVIDIA driver version 550.54.15 for Linux kernel "
+               "version 5.15.0-1068-fips\n\n"
+               "Stopping NVIDIA persistence daemon...\n"
+               "Unloading NVIDIA driver kernel modules...\n"
+               "Unmounting NVIDIA driver rootfs...\n")
+# NVIDIA/gpu-operator@v26.7.0:assets/state-device-plugin/0400_configmap.yaml
+VALIDATOR_WAIT = "waiting for the driver validations to be ready...\n"
+# NVIDIA/nvidia-container-toolkit@v1.20.0:cmd/nvidia-ctk-installer/toolkit/toolkit.go
+TOOLKIT_LOG = ('time="2025-01-16T00:38:30Z" level=info msg="Installing NVIDIA container toolkit '
+               "to '/usr/local/nvidia/toolkit'\"\n"
+               'time="2025-01-16T00:38:30Z" level=info msg="Installing NVIDIA container toolkit '
+               "config '/usr/local/nvidia/toolkit/.config/nvidia-container-runtime/"
+               "config.toml'\"\n")
+
+
+def _codes(text: str) -> list[str]:
+    return list(dict.fromkeys(c.cause.code for c in triage([("paste", text)]).causes))
+
+
+def test_a_symptom_ranks_under_the_root_the_paste_shows() -> None:
+    alone = triage([("v", VALIDATOR_WAIT)])
+    assert alone.causes[0].cause.id == "operand-init"
+    both = triage([("paste", DRIVER_HEAD + "Updating the package cache...\n" + VALIDATOR_WAIT)])
+    ids = [c.cause.id for c in both.causes]
+    assert ids[0] == "kernel-headers" and both.causes[0].cause.code == "GX403"
+    init = next(c for c in both.causes if c.cause.id == "operand-init")
+    assert init.score < both.causes[0].score and not init.deciding
+    assert "under:kernel-headers" in init.signatures
+
+
+def test_a_root_voted_only_by_the_symptoms_own_line_stays_below_it() -> None:
+    """`no runtime for "nvidia"` also votes weakly for the drop-in; alone it is no evidence of
+    one, so the handler stays first."""
+    line = ('Warning  FailedCreatePodSandBox  5s  kubelet  Failed to create pod sandbox: rpc '
+            'error: code = Unknown desc = failed to get sandbox runtime: no runtime for "nvidia" '
+            "is configured\n")
+    r = triage([("events", line)])
+    assert r.causes[0].cause.id == "handler-missing" and r.decided
+
+
+def test_csv_mode_hook_failure_is_the_unsupported_platform() -> None:
+    # NVIDIA/nvidia-container-toolkit@v1.20.0:internal/info/auto.go and
+    # cmd/nvidia-container-runtime-hook/hook_config.go
+    text = ("docker: Error response from daemon: failed to create shim: OCI runtime create "
+            "failed: runc create failed: unable to start container process: error during "
+            "container init: error running hook #0: error running hook: exit status 1, "
+            "stdout: , stderr: Auto-detected mode as 'csv'\n"
+            "invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker "
+            "--gpus flag) is not supported. Please use the NVIDIA Container Runtime instead.\n")
+    codes = _codes(text)
+    assert codes[0] == "GX409"
+    legacy = text.replace("'csv'", "'legacy'")
+    assert "GX409" not in _codes(legacy)
+
+
+def test_a_component_log_that_never_got_ready_names_its_causes_undecided() -> None:
+    r = triage([("toolkit", TOOLKIT_LOG)])
+    assert [c.cause.code for c in r.causes[:3]] == ["GX512", "GX509", "GX301"]
+    assert not r.decided and r.collect_next
+    assert r.findings == []  # a prior is no finding
+    assert all(s.startswith("component:") for c in r.causes for s in c.signatures)
+    # NVIDIA/nvidia-container-toolkit@v1.20.0:cmd/nvidia-ctk-installer/container/runtime/
+    # containerd/containerd.go: the installer says it finished
+    ready = TOOLKIT_LOG + 'time="2025-01-16T00:38:31Z" level=info msg="Completed \'setup\' ' \
+        "for containerd\"\n"
+    assert triage([("toolkit", ready)]).causes == []
+
+
+def test_names_alone_count_only_with_trouble() -> None:
+    table = ("NAME                                       READY   STATUS    RESTARTS   AGE\n"
+             "nvidia-device-plugin-daemonset-9b4rk       1/1     Running   0          22m\n"
+             "nvidia-dcgm-exporter-x8k2p                 1/1     Running   0          22m\n")
+    assert triage([("pods", table)]).causes == []
+    pending = table + ("gpu-job-0                                  0/1     Pending   0"
+                       "          3m\n")
+    codes = _codes(pending)
+    assert codes and {"GX514", "GX406"} & set(codes[:3])
+
+
+def test_a_matched_line_outranks_every_prior() -> None:
+    # NVIDIA/k8s-device-plugin@v0.20.0:cmd/nvidia-device-plugin/main.go
+    log = ("I1129 10:02:10.000000 1 main.go:279] Starting OS watcher.\n"
+           "I1129 10:02:10.000000 1 main.go:416] No devices found. Waiting indefinitely.\n")
+    r = triage([("plugin", log)])
+    assert r.causes[0].cause.id == "not-advertised" and r.causes[0].score >= 1.0
+    top_prior = max(w for c in COMPONENTS for _cid, w in c.priors)
+    priors = [c for c in r.causes if all(s.startswith("component:") for s in c.signatures)]
+    assert priors and all(c.score <= top_prior < r.causes[0].score for c in priors)
+
+
+def test_chain_and_components_name_known_causes() -> None:
+    for link in CAUSE_CHAIN:
+        assert link.cause in CAUSE_BY_ID and link.effects
+        assert set(link.effects) <= set(CAUSE_BY_ID) and link.cause not in link.effects
+        assert "@" in link.source or link.source.startswith("https://")
+    for comp in COMPONENTS:
+        assert comp.names and comp.priors and all(cid in CAUSE_BY_ID for cid, _w in comp.priors)
+        assert all(0 < w < 0.5 for _cid, w in comp.priors)
+        assert "@" in comp.source
