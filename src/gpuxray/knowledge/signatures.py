@@ -1021,6 +1021,53 @@ SIGNATURES: tuple[Signature, ...] = (
                     MIG + "cmd/nvidia-mig-parted/apply/config.go"),
                  _x('level=fatal msg="Error applying MIG configuration with hooks: unable to apply '
                     'MIG config with MIG mode disabled"', GH + "NVIDIA/gpu-operator/issues/1845"))),
+    # mig-parted's apply steps under the manager (each wraps the NVML error that stopped it)
+    _s("mig-parted-step-failed", "mig|resetting all gpus",
+       r"cannot set mig (?:config|mode) on non mig-capable gpu|error setting migconfig|"
+       r"error setting mig mode|error resetting all gpus|"
+       r"error clearing existing mig configurations|selected mig-config not present|"
+       r"error selecting mig config|dynamic generation failed and no default config|"
+       r"failed to setup mig config|failed to apply mig mode change",
+       {"mig-failed": 3.5}, (LOG,), True,
+       examples=(_x("cannot set MIG config on non MIG-capable GPU",
+                    MIG + "cmd/nvidia-mig-parted/apply/config.go"),
+                 _x("error setting MIG mode: Insufficient Permissions",
+                    MIG + "cmd/nvidia-mig-parted/apply/mode.go"),
+                 _x("error resetting all GPUs: exit status 255",
+                    MIG + "cmd/nvidia-mig-parted/apply/mode.go"),
+                 _x("selected mig-config not present: all-2g.20gb",
+                    MIG + "cmd/nvidia-mig-parted/assert/assert.go"),
+                 _x("failed to setup MIG config: dynamic generation failed and no default "
+                    "config available: error initializing NVML",
+                    MIG + "cmd/nvidia-mig-manager/main.go"),
+                 _x("failed to apply MIG mode change: exit status 1",
+                    MIG + "pkg/mig/reconfigure/reconfigure.go"))),
+    # nvidia-smi's own MIG-mode warnings: the mode change waits for a GPU reset that a client
+    # (persistenced, nvidia_drm, a monitoring agent) blocks
+    _s("smi-mig-pending", "pending enable state|pending disable state|could not be reset",
+       r"mig mode is in pending (?:enable|disable) state for gpu|"
+       r"the following gpus could not be reset",
+       {"mig-failed": 3.0}, (SMI, LOG), True,
+       examples=(_x("Warning: MIG mode is in pending enable state for GPU 00000001:00:00.0:In "
+                    "use by another client", GH + "NVIDIA/gpu-operator/issues/1845"),
+                 _x("Warning: MIG mode is in pending disable state for GPU 00000000:C1:00.0:In "
+                    "use by another client", GH + "NVIDIA/gpu-operator/issues/118"),
+                 _x("The following GPUs could not be reset:",
+                    GH + "NVIDIA/mig-parted/issues/181"))),
+    # the manager stops the GPU clients before it applies a layout and brings them back after;
+    # a client that will not stop (or a GPU that cannot be reset) leaves the layout unapplied
+    _s("mig-manager-clients", "did not shutdown|gpu client|gpu reset",
+       r"(?:device-plugin|gpu-feature-discovery|dcgm-exporter|dcgm|third-party gpu client) "
+       r"pods? did not shutdown|unable to (?:tear down|bring up) gpu client|"
+       r"unable to shutdown gpu clients on host|failed to shutdown (?:kubernetes|host) gpu "
+       r"clients|gpu reset capabilities are not available|error issuing gpu reset",
+       {"mig-failed": 3.0}, (LOG,), True,
+       examples=(_x("failed to shutdown Kubernetes GPU clients: dcgm-exporter pod did not "
+                    "shutdown: timed out", MIG + "pkg/mig/reconfigure/reconfigure.go"),
+                 _x("Unable to tear down GPU client pods by setting their daemonset labels",
+                    "NVIDIA/mig-parted@v0.5.5:deployments/gpu-operator/reconfigure-mig.sh"),
+                 _x("GPU reset capabilities are not available",
+                    "NVIDIA/mig-parted@v0.5.5:deployments/systemd/service.sh"))),
     _s("mig-state-failed", "mig.config.state",
        r"mig\.config\.state'?\"?\s*(?:node )?(?:label )?(?:to |=|:)\s*'?\"?failed",
        {"mig-failed": 4.0}, (LOG, DESCRIBE), True,
@@ -1097,6 +1144,30 @@ SIGNATURES: tuple[Signature, ...] = (
                     'error="invalid plugin config: no corresponding runtime configured in '
                     '`runtimes` for `default_runtime_name`"',
                     GH + "containerd/containerd/issues/5340"))),
+    # the rest of containerd's config validation (the CRI plugin refuses to load; on 2.x the
+    # runtime/image plugins that depend on it go too), across 1.6, 1.7 and 2.x wording
+    _s("containerd-config-invalid", "default_runtime_name` is empty|conflicting definitions|"
+       "unmarshal toml|plugin uri|invalid plugin config|cannot be set when `config_path`|"
+       "plugin dependency",
+       r"`default_runtime_name` is empty|conflicting definitions: configuration includes both|"
+       r"failed to unmarshal toml|invalid (?:disabled|required) plugin uri|"
+       r"invalid plugin config: |`(?:mirrors|configs\.tls)` cannot be set when `config_path`|"
+       r"unable to load cri (?:runtime|image) service plugin dependency",
+       {"containerd-config": 3.5, "dropin-overwrote": 0.5}, (JOURNAL, LOG), True,
+       examples=(_x("invalid plugin config: `default_runtime_name` is empty",
+                    "containerd/containerd@v1.6.20:pkg/cri/config/config.go"),
+                 _x("failed to unmarshal TOML at row 12 column 5: unknown field",
+                    CD + "cmd/containerd/server/config/config.go"),
+                 _x('invalid disabled plugin URI "cri" expect io.containerd.x.vx',
+                    CD + "cmd/containerd/server/config/config.go"),
+                 _x("`mirrors` cannot be set when `config_path` is provided",
+                    "containerd/containerd@v1.7.27:pkg/cri/config/config.go"),
+                 _x("conflicting definitions: configuration includes both "
+                    "`untrusted_workload_runtime` and `runtimes[untrusted]`",
+                    "containerd/containerd@v1.6.20:pkg/cri/config/config.go"),
+                 _x('level=warning msg="failed to load plugin" error="unable to load CRI runtime '
+                    'service plugin dependency: invalid plugin config"',
+                    CD + "plugins/cri/cri.go"))),
     # The toolkit reads the containerd config with go-toml: its parse errors ("(line, col): …")
     # follow the installer's "unable to load config" (knowledge audit §9: not the plugin's).
     _s("toolkit-config-parse", "unable to load config",
@@ -1138,6 +1209,37 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("unable to load config: failed to load config: failed to run command chroot "
                     "[/host containerd config dump]: exit status 1",
                     CTK + "pkg/config/toml/source-cli.go"),)),
+    # ---- the operator's own view of the GPU nodes (seed §1) ---------------------------------
+    # The ClusterPolicy controller finds GPU nodes by NFD's PCI label and nvidia.com/gpu.present;
+    # none found means no operand DaemonSet is scheduled anywhere.
+    _s("operator-no-gpu-nodes", "nfd label|gpu node|nvidia.com/gpu.present label|"
+       "nodes with gpu label",
+       r"nfd labels missing in the cluster|no gpu node can be found in the cluster|"
+       r"no nfd label found, polling for new nodes|no gpu node (?:found, watching|in the "
+       r"cluster, do not create)|could not get any nodes to match nvidia\.com/gpu\.present|"
+       r"number of nodes with gpu label\W+nodecount\W+0\b",
+       {"nodes-unlabelled": 3.0}, (LOG,), True,
+       examples=(_x("WARNING: NFD labels missing in the cluster, GPU nodes cannot be discovered.",
+                    OP + "controllers/clusterpolicy_controller.go"),
+                 _x("No GPU node can be found in the cluster.",
+                    OP + "controllers/clusterpolicy_controller.go"),
+                 _x('INFO controllers.ClusterPolicy No NFD label found, polling for new nodes. '
+                    '{"interval": 30}', OP + "controllers/clusterpolicy_controller.go"),
+                 _x('No GPU node found, watching for new nodes to join the cluster. '
+                    '{"hasNFDLabels": false}',
+                    "NVIDIA/gpu-operator@v22.9.0:controllers/clusterpolicy_controller.go"),
+                 _x("No GPU node in the cluster, do not create DaemonSets",
+                    "NVIDIA/gpu-operator@v22.9.0:controllers/object_controls.go"),
+                 _x('Could not get any nodes to match nvidia.com/gpu.present label {"ERROR": ""}',
+                    "NVIDIA/gpu-operator@v1.9.0:controllers/object_controls.go"),
+                 _x('INFO controllers.ClusterPolicy Number of nodes with GPU label '
+                    '{"NodeCount": 0}', OP + "controllers/state_manager.go"))),
+    # precompiled/driver-toolkit lookups need one OS per kernel among the GPU nodes
+    _s("operator-os-per-kernel", "different os versions found",
+       r"different os versions found for the same kernel version",
+       {"driver-os-mismatch": 3.5}, (LOG,), True,
+       examples=(_x("different OS versions found for the same kernel version 5.15.0-105-generic, "
+                    "unsupported configuration", OP + "controllers/object_controls.go"),)),
     # ---- NFD / GFD labels (seed §1) -------------------------------------------------------------
     _s("nfd-label-denied", "not allowed",
        r"namespace \\?\"?nvidia\.com\\?\"? is not allowed",
