@@ -17,9 +17,13 @@ from gpuxray.cli.common import (
     source_from_kwargs,
     source_options,
 )
-from gpuxray.diagnose.why import log_nodes, why
+from gpuxray.diagnose.why import core_enough, focus_pod, log_nodes, why
 from gpuxray.render import json as render_json
 from gpuxray.render import text as render_text
+
+#: a bundle's other pods are decoded as PodCore where the answer reads no more of them
+#: (``diagnose/why.py`` ``core_enough``). Tests turn it off to prove the output is the same.
+CORE_PODS = True
 
 
 @click.command("why")
@@ -31,7 +35,9 @@ from gpuxray.render import text as render_text
 def command(target: str, namespace: str | None, output: str, fail_on: str, **kw: Any) -> int:
     """Why does this pod get no GPU? TARGET is NS/POD, POD with -n, or deploy|job|sts/NAME."""
     opts = source_from_kwargs(kw)
-    with open_snapshot(opts, log_nodes=lambda s: log_nodes(s, target, namespace)) as snap:
+    with open_snapshot(opts, log_nodes=lambda s: log_nodes(s, target, namespace),
+                       focus=focus_pod(target, namespace) if CORE_PODS else None,
+                       core_enough=lambda s: core_enough(s, target, namespace)) as snap:
         d = why(snap, target, namespace)
         findings = [d.verdict] if d.verdict else []
         if output == "json":

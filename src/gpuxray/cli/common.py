@@ -72,6 +72,8 @@ def source_from_kwargs(kw: dict[str, Any]) -> SourceOpts:
 def open_snapshot(opts: SourceOpts, *, core_pods: bool = False,
                   kinds: Collection[Input] | None = None,
                   log_nodes: Callable[[Snapshot], Collection[str] | None] | None = None,
+                  focus: tuple[str, str] | None = None,
+                  core_enough: Callable[[Snapshot], bool] | None = None,
                   ) -> Iterator[Snapshot]:
     """The one place that turns command-line source options into a Snapshot.
 
@@ -87,13 +89,29 @@ def open_snapshot(opts: SourceOpts, *, core_pods: bool = False,
 
     ``kinds`` and ``log_nodes`` narrow what a *live* source reads (``sources/live.py``
     ``snapshot_from``): a command lists only the kinds its output can depend on, and reads
-    operand logs only on the nodes it will look at. A bundle is read whole either way.
+    operand logs only on the nodes it will look at. A bundle is read whole but for the logs,
+    which ``log_nodes`` narrows the same way.
+
+    ``focus`` (namespace, pod) and ``core_enough`` (``why``): a bundle's pods are first decoded
+    as PodCore but for the focused pod, which is decoded whole; where ``core_enough`` says the
+    command's answer reads no more of the others, that snapshot is the one used (without
+    logs), else the bundle is read again with whole pods.
     """
     if opts.bundle:
         from gpuxray.sources.bundle import open_bundle
 
-        with open_bundle(opts.bundle, lenient=opts.keep_going, core_pods=core_pods) as snap, \
-                _gc_paused():
+        if focus is not None and core_enough is not None:
+            with open_bundle(opts.bundle, lenient=opts.keep_going, core_pods=True,
+                             whole_pods=(focus,), log_nodes=lambda _s: ()) as snap:
+                enough = core_enough(snap)
+                if enough:
+                    with _gc_paused():
+                        yield _kept(snap)
+            del snap
+            if enough:
+                return
+        with open_bundle(opts.bundle, lenient=opts.keep_going, core_pods=core_pods,
+                         log_nodes=log_nodes) as snap, _gc_paused():
             yield _kept(snap)
         return
     try:

@@ -108,6 +108,39 @@ def log_nodes(snap: Snapshot, target: str, namespace: str | None) -> set[str] | 
     return {str(n) for n in raw} if isinstance(raw, (list, tuple, set)) else None
 
 
+def focus_pod(target: str, namespace: str | None) -> tuple[str, str] | None:
+    """(namespace, name) of the pod ``why`` asks about; None for a controller target."""
+    try:
+        kind, ns, name = parse_target(target, namespace)
+    except UsageError:
+        return None
+    return (ns, name) if kind == "Pod" else None
+
+
+def core_enough(snap: Snapshot, target: str, namespace: str | None) -> bool:
+    """Whether ``why(snap, target)`` reads of the pods other than the target nothing but
+    their :class:`~gpuxray.model.k8s.PodCore` fields (names, node, phase, resources), given a
+    snapshot whose other pods are only that: decoding 100k whole pods costs ~1.3× their core,
+    and a pending pod's gate-1 walk needs each node's sums, not the other pods' statuses.
+
+    True for a terminal pod (its answer stops there) and for a pending pod without claims
+    whose gate-1 verdict is not GX202/GX203 (those go on to the node checks, which read
+    operand pods whole) — and then no log is read either (:func:`log_nodes` gives none).
+    A bound pod goes on to gate 2, which reads whole pods. Kept honest by a test comparing
+    every pod's answer from such a snapshot with the one from whole pods."""
+    key = focus_pod(target, namespace)
+    if key is None or not snap.has(Input.PODS):
+        return False
+    pod = snap.find_pod(*key)
+    if not isinstance(pod, Pod):
+        return False
+    if is_terminal(pod):
+        return True
+    if pod.spec.node_name or pod.spec.resource_claims:
+        return False
+    return log_nodes(snap, target, namespace) == set()
+
+
 def why_pod(snap: Snapshot, pod: Pod, diag: Diagnosis | None = None) -> Diagnosis:
     ns = pod.metadata.namespace or "default"
     d = diag or Diagnosis(f"{ns}/{pod.metadata.name}", ns, pod.metadata.name)

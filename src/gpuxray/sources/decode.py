@@ -10,6 +10,8 @@ from __future__ import annotations
 import io
 import mmap
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -90,7 +92,23 @@ class _Skim(msgspec.Struct, gc=False):
     pass
 
 
-def decode_file(path: Path, typ: type[T], name: str) -> list[T]:
+@dataclass(frozen=True)
+class Whole:
+    """A few objects of a List decoded as a fuller type than the rest: ``why`` asks about one
+    pod and reads every other pod only as :class:`~gpuxray.model.k8s.PodCore`.
+
+    ``needles``: byte strings one of which occurs in the JSON text of every object wanted
+    (its name as a JSON string); a piece holding none is decoded as the slim type only.
+    ``keep``: whether a fully decoded object is one of those wanted; it then replaces the slim
+    one at its position. A file read whole (small, YAML, or not a List) decodes every object
+    as ``typ``, which holds every field of the slim type."""
+
+    typ: type[Any]
+    needles: tuple[bytes, ...]
+    keep: Callable[[Any], bool]
+
+
+def decode_file(path: Path, typ: type[T], name: str, whole: Whole | None = None) -> list[T]:
     """Like :func:`decode_objects` for a file, but a large JSON List never sits in memory twice.
 
     Decoding a 350 MB ``pods.json`` the plain way holds the whole text and every decoded object
@@ -101,11 +119,13 @@ def decode_file(path: Path, typ: type[T], name: str) -> list[T]:
     """
     size = path.stat().st_size
     if size < STREAM_THRESHOLD or _is_yaml(name) or not hasattr(mmap, "MADV_DONTNEED"):
-        return decode_objects(path.read_bytes(), typ, name)
+        return decode_objects(path.read_bytes(), whole.typ if whole else typ, name)
     with open(path, "rb") as fh:
-        out = _decode_pieces(fh, size, typ)
+        out = _decode_pieces(fh, size, typ, whole)
         if out is not None:
             return out
+        if whole is not None:
+            typ = whole.typ
         with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             # every view into the mapping is gone when this returns, errors included
             out, error = _decode_mapped(mm, typ, name)
@@ -114,7 +134,8 @@ def decode_file(path: Path, typ: type[T], name: str) -> list[T]:
     return out if out is not None else decode_objects(path.read_bytes(), typ, name)
 
 
-def _decode_pieces(fh: io.BufferedIOBase, size: int, typ: type[T]) -> list[T] | None:
+def _decode_pieces(fh: io.BufferedIOBase, size: int, typ: type[T],
+                   whole: Whole | None = None) -> list[T] | None:
     """Decode a List's items in pieces cut between two items, in one pass over the text.
 
     A cut is guessed where one item closes and the next opens the way the first one did
@@ -142,6 +163,7 @@ def _decode_pieces(fh: io.BufferedIOBase, size: int, typ: type[T]) -> list[T] | 
     # then the piece fails to decode and the next guess is tried.
     between = re.compile(rb"\}\s*,\s*" + re.escape(opening.group() if opening else b"{"))
     dec = msgspec.json.Decoder(list[typ])  # type: ignore[valid-type]
+    whole_dec = msgspec.json.Decoder(list[whole.typ]) if whole else None  # type: ignore[name-defined]
 
     # buf[:n] holds the file from offset ``base``; buf[0] is a spare byte that becomes the
     # piece's "[". One buffer, reused: fresh pages for every piece cost more than the decode.
@@ -188,7 +210,13 @@ def _decode_pieces(fh: io.BufferedIOBase, size: int, typ: type[T]) -> list[T] | 
                 saved, buf[cut - base] = buf[cut - base], 0x5D  # "]"
                 view = memoryview(buf)[:cut - base + 1]
                 try:
-                    out.extend(dec.decode(view))
+                    got = dec.decode(view)
+                    if whole is not None and whole_dec is not None and any(
+                            buf.find(nd, 0, cut - base + 1) >= 0 for nd in whole.needles):
+                        for i, full in enumerate(whole_dec.decode(view)):
+                            if whole.keep(full):
+                                got[i] = full
+                    out.extend(got)
                     break
                 except msgspec.DecodeError:
                     misses += 1
