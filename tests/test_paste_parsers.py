@@ -172,3 +172,103 @@ def test_prose_and_other_tables_give_no_pods() -> None:
     assert parse_pods_table("I ran it 3 times over 5m and got 1/2 of the GPUs\n") == []
     assert parse_pods_table("NAME      STATUS   ROLES    AGE   VERSION\n"
                             "node-1    Ready    <none>   3d    v1.29.1\n") == []
+
+
+# ----- nvidia-smi text ---------------------------------------------------------------------------
+# The 580 table as pasted in Project-HAMi/HAMi#1903; the 535 one in NVIDIA/gpu-operator#1502
+# (tests/corpus/triage/gpu-operator-1502.txt); the -q block layout as in NVIDIA/DCGM#152.
+SMI_580 = """\
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 580.119.02             Driver Version: 580.119.02     CUDA Version: 13.0     |
++-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|                                         |                        |               MIG M. |
+|=========================================+========================+======================|
+|   0  NVIDIA A800 80GB PCIe          Off |   00000000:01:00.0 Off |                    0 |
+| N/A   27C    P0             46W /  300W |       0MiB /  81920MiB |      0%      Default |
+|                                         |                        |             Disabled |
++-----------------------------------------+------------------------+----------------------+
+|   1  NVIDIA A800 80GB PCIe          Off |   00000000:81:00.0 Off |                    0 |
+| N/A   26C    P0             47W /  300W |       0MiB /  81920MiB |      0%      Default |
+|                                         |                        |             Disabled |
++-----------------------------------------+------------------------+----------------------+
+"""
+SMI_Q = """\
+==============NVSMI LOG==============
+
+Timestamp                                 : Mon Feb  5 10:00:00 2024
+Driver Version                            : 535.104.05
+CUDA Version                              : 12.2
+
+Attached GPUs                             : 1
+GPU 00000000:0A:00.0
+    Product Name                          : NVIDIA H100 80GB HBM3
+    MIG Mode
+        Current                           : Disabled
+        Pending                           : Enabled
+    GPU UUID                              : GPU-072b19bd-4ccf-63cf-6435-cf462aff833d
+    Fabric
+        State                             : In Progress
+        Status                            : N/A
+    Remapped Rows
+        Correctable Error                 : 0
+        Uncorrectable Error               : 2
+        Pending                           : Yes
+        Remapping Failure Occurred        : No
+"""
+
+
+def test_nvidia_smi_table_and_query_and_list() -> None:
+    from gpuxray.sources.parsers.nvidia_smi import parse_nvidia_smi_text
+
+    rep = parse_nvidia_smi_text(SMI_580)
+    assert rep is not None and rep.driver_version == "580.119.02" and rep.cuda_version == "13.0"
+    assert [(g.pci_bus_id, g.product_name, g.mig_current) for g in rep.gpus] == [
+        ("00000000:01:00.0", "NVIDIA A800 80GB PCIe", "Disabled"),
+        ("00000000:81:00.0", "NVIDIA A800 80GB PCIe", "Disabled")]
+    old = (REPO / "tests/corpus/triage/gpu-operator-1502.txt").read_text()
+    rep = parse_nvidia_smi_text(old)
+    assert rep is not None and rep.driver_version == "535.230.02" and len(rep.gpus) == 2
+    q = parse_nvidia_smi_text(SMI_Q)
+    assert q is not None and q.attached_gpus == 1
+    (g,) = q.gpus
+    assert (g.mig_current, g.mig_pending, g.fabric_state, g.remapped_unc, g.remap_pending) == (
+        "Disabled", "Enabled", "In Progress", 2, "Yes")
+    listed = parse_nvidia_smi_text("GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5bd5f0a4-0b2b-4f0c-"
+                                   "9bd8-3b35b7bd4b38)\n  MIG 1g.5gb      Device  0: (UUID: MIG-"
+                                   "5bd5f0a4-0b2b-4f0c-9bd8-3b35b7bd4b31)\n")
+    assert listed is not None and [x.product_name for x in listed.gpus] == [
+        "NVIDIA A100-SXM4-40GB"]
+
+
+@pytest.mark.parametrize("text", [
+    "Failed to initialize NVML: Driver/library version mismatch\n", "No devices were found\n",
+    SMI_580.split("| GPU  Name")[0]])
+def test_nvidia_smi_errors_say_nothing_of_the_gpus(text: str) -> None:
+    """An error, or a header cut from its rows, gives no report: the node is not taken for one
+    without GPUs (which would silence the node checks)."""
+    from gpuxray.sources.parsers.nvidia_smi import parse_nvidia_smi_text
+
+    assert parse_nvidia_smi_text(text) is None
+    snap = _evidence("$ nvidia-smi\n" + text).snapshot
+    assert all(nf.is_gpu for nf in node_facts(snap).values())
+
+
+def test_pasted_hgx_table_without_fabric_manager_is_gx405() -> None:
+    """Eight SXM GPUs (an HGX board, NVSwitch) and no fabricmanager unit: seed §1."""
+    row = ("|   {i}  NVIDIA H100 80GB HBM3          On  |   00000000:{b}:00.0 Off |"
+           "                    0 |\n| N/A   30C    P0             70W /  700W |       0MiB /  "
+           "81559MiB |      0%      Default |\n|                                         |"
+           "                        |             Disabled |\n")
+    table = SMI_580.split("+-----------------------------------------+-----")[0] + \
+        "".join(row.format(i=i, b=b) for i, b in enumerate(
+            ("18", "2A", "3A", "5D", "9A", "AB", "BA", "DB")))
+    text = ("$ nvidia-smi\n" + table + "$ systemctl status nvidia-fabricmanager\n"
+            "Unit nvidia-fabricmanager.service could not be found.\n")
+    nf = next(iter(node_facts(_evidence(text).snapshot).values()))
+    assert nf.smi is not None and len(nf.smi.gpus) == 8
+    r = triage([("paste", text)])
+    gx405 = [f for f in r.findings if f.code == "GX405" and "causes" in f.params]
+    assert gx405 and gx405[0].params["causes"] == ["missing"]
+    assert r.causes[0].cause.code == "GX405"

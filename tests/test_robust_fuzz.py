@@ -105,6 +105,7 @@ TOTAL_PARSERS: list[tuple[str, Callable[[str], Any], tuple[str, ...]]] = [
     ("paste-readings", lambda t: readings([("pasted.txt", p) for p in paste.split_paste(t)]),
      ("triage/device-plugin-config-error.txt", "triage/toolkit-config-dump.txt",
       "triage/events-untolerated-taint.txt")),
+    ("nvidia-smi-text", nvidia_smi.parse_nvidia_smi_text, ()),
     ("paste-journal-units", paste.journal_by_unit,
      ("node/journal-containerd.txt", "triage/journal-containerd-restart.txt")),
     ("pods-table", lambda t: [pods_table.row_pod(r, "ns", "n")

@@ -25,6 +25,7 @@ from gpuxray.sources.parsers.nvidia_smi import (
     GpuInfo,
     NvidiaSmiParseError,
     SmiReport,
+    parse_nvidia_smi_text,
     parse_nvidia_smi_xml,
 )
 from gpuxray.sources.parsers.systemctl import parse_systemctl_show, unit_directives
@@ -169,9 +170,12 @@ class NodeFacts:
 
     @cached_property
     def smi(self) -> SmiReport | None:
+        """``nvidia-smi -q -x``; without it, the text nvidia-smi printed (table, ``-q``, ``-L``:
+        what a pasted ticket holds)."""
         text = self.cmd(CMD.NVIDIA_SMI_Q)
         if text is None:
-            return None
+            plain = self.cmd(CMD.NVIDIA_SMI)
+            return None if plain is None else parse_nvidia_smi_text(plain)
         try:
             return parse_nvidia_smi_xml(text)
         except NvidiaSmiParseError:

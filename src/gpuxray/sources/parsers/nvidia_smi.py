@@ -19,7 +19,8 @@ from xml.etree.ElementTree import Element, ParseError
 import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 
-__all__ = ["GpuInfo", "NvidiaSmiParseError", "SmiReport", "parse_nvidia_smi_xml"]
+__all__ = ["GpuInfo", "NvidiaSmiParseError", "SmiReport", "parse_nvidia_smi_text",
+           "parse_nvidia_smi_xml"]
 
 
 class NvidiaSmiParseError(ValueError):
@@ -129,3 +130,123 @@ def parse_nvidia_smi_xml(text: str) -> SmiReport:
         attached_gpus=_int(_text(root, "attached_gpus")),
         gpus=gpus,
     )
+
+
+# ----- the text layouts a ticket holds: the default table, ``-q`` and ``-L`` ---------------------
+# Layouts as nvidia-smi prints them (NVIDIA's nvidia-smi(1); table widths changed in 525 and
+# 570, cells kept): the header row ``| NVIDIA-SMI 535.230.02  Driver Version: 535.230.02  CUDA
+# Version: 12.2 |``; per GPU three rows, the first ``|   0  NVIDIA H100 80GB HBM3  On  |
+# 00000000:18:00.0 Off |  0 |`` (index, name, persistence | bus id, display | ECC), the third
+# ending in the MIG M. cell. ``-q``: ``Driver Version : …``, one ``GPU 00000000:18:00.0`` block
+# per GPU with indented ``Key : value`` rows and sub-blocks (``MIG Mode`` / ``Current``,
+# ``Fabric`` / ``State``). ``-L``: ``GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-…)``.
+_SMI_HEAD = re.compile(r"NVIDIA-SMI (\S+)\s+Driver Version: (\S+)(?:\s+CUDA Version: (\S+))?")
+_SMI_GPU_ROW = re.compile(
+    r"^\|\s{0,4}(\d{1,3})\s+(\S.{0,60}?)\s+(On|Off|ERR!)\s*\|\s*"
+    r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s+\S+\s*\|")
+_SMI_ROW3 = re.compile(r"^\|[\s|]{0,100}\|\s{0,40}(Disabled|Enabled|N/A|On|Off)\s*\|\s*$")
+_SMI_L = re.compile(r"^\s*GPU (\d{1,3}): (\S.{0,80}?) \(UUID: (GPU-[0-9a-fA-F-]{1,64})\)")
+_Q_KV = re.compile(r"^(\s*)(\S[^:]{0,60}?)\s*: (.*)$")
+_Q_GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
+_Q_BLOCK = re.compile(r"^(\s+)(\S[^:]{0,60}?)\s*$")
+
+
+def _table(lines: list[str]) -> SmiReport | None:
+    driver = cuda = ""
+    gpus: list[dict[str, str]] = []
+    for raw in lines:
+        line = raw.strip()[:400]
+        h = _SMI_HEAD.search(line)
+        if h:
+            driver, cuda = h.group(2), h.group(3) or ""
+            continue
+        m = _SMI_GPU_ROW.match(line)
+        if m:
+            gpus.append({"pci": m.group(4).lower(), "name": m.group(2).strip(), "row": "1"})
+            continue
+        if gpus and gpus[-1]["row"] in ("1", "2"):
+            gpus[-1]["row"] = str(int(gpus[-1]["row"]) + 1)
+            r3 = _SMI_ROW3.match(line)
+            if gpus[-1]["row"] == "3" and r3:
+                gpus[-1]["mig"] = r3.group(1)
+    if not gpus and not driver:
+        return None
+    return SmiReport(driver_version=driver, cuda_version=cuda, attached_gpus=len(gpus) or None,
+                     gpus=[GpuInfo(pci_bus_id=g["pci"], product_name=g["name"],
+                                   mig_current=g.get("mig", "")) for g in gpus])
+
+
+def _query(lines: list[str]) -> SmiReport | None:
+    top: dict[str, str] = {}
+    gpus: list[dict[str, str]] = []
+    path: list[tuple[int, str]] = []  # (indent, block name) of the current GPU's sub-blocks
+    for raw in lines:
+        line = raw.rstrip()[:400]
+        g = _Q_GPU.match(line)
+        if g:
+            gpus.append({"pci": g.group(1).lower()})
+            path = []
+            continue
+        kv = _Q_KV.match(line)
+        if kv is None:
+            b = _Q_BLOCK.match(line)
+            if b and gpus:
+                ind = len(b.group(1))
+                path = [p for p in path if p[0] < ind] + [(ind, b.group(2).strip())]
+            continue
+        ind, key, val = len(kv.group(1)), kv.group(2).strip(), kv.group(3).strip()
+        if not gpus:
+            top[key] = val
+            continue
+        path = [p for p in path if p[0] < ind]
+        gpus[-1]["/".join([*(p[1] for p in path), key])] = val
+    if not gpus:
+        return None
+
+    def num(d: dict[str, str], key: str) -> int | None:
+        return _int(d.get(key, ""))
+
+    out = []
+    for d in gpus:
+        out.append(GpuInfo(
+            pci_bus_id=d["pci"], product_name=d.get("Product Name", ""),
+            uuid=d.get("GPU UUID", ""), mig_current=d.get("MIG Mode/Current", ""),
+            mig_pending=d.get("MIG Mode/Pending", ""),
+            fb_total_mib=num(d, "FB Memory Usage/Total"),
+            fb_used_mib=num(d, "FB Memory Usage/Used"),
+            fabric_state=d.get("Fabric/State", ""), fabric_status=d.get("Fabric/Status", ""),
+            retired_sbe=num(d, "Retired Pages/Single Bit ECC"),
+            retired_dbe=num(d, "Retired Pages/Double Bit ECC"),
+            retirement_pending=d.get("Retired Pages/Pending Page Blacklist", "")
+            or d.get("Retired Pages/Pending Page Retirement", ""),
+            remapped_corr=num(d, "Remapped Rows/Correctable Error"),
+            remapped_unc=num(d, "Remapped Rows/Uncorrectable Error"),
+            remap_pending=d.get("Remapped Rows/Pending", ""),
+            remap_failure=d.get("Remapped Rows/Remapping Failure Occurred", "")))
+    return SmiReport(driver_version=top.get("Driver Version", ""),
+                     cuda_version=top.get("CUDA Version", ""),
+                     attached_gpus=_int(top.get("Attached GPUs", "")), gpus=out)
+
+
+def _list(lines: list[str]) -> SmiReport | None:
+    gpus = [GpuInfo(pci_bus_id="", product_name=m.group(2), uuid=m.group(3))
+            for m in (_SMI_L.match(ln[:400]) for ln in lines) if m]
+    return SmiReport(attached_gpus=len(gpus), gpus=gpus) if gpus else None
+
+
+def parse_nvidia_smi_text(text: str) -> SmiReport | None:
+    """The driver's view from nvidia-smi's text output (table, ``-q`` or ``-L``); None when the
+    text holds none of them (an error such as ``Failed to initialize NVML`` or ``No devices
+    were found`` says nothing about the GPUs the node has, so it gives no report)."""
+    lines = text.splitlines()[:20000]
+    if any("==============NVSMI LOG==============" in ln for ln in lines[:200]) or any(
+            _Q_GPU.match(ln) for ln in lines[:400]):
+        rep = _query(lines)
+        if rep is not None:
+            return rep
+    rep = _table(lines)
+    if rep is not None and rep.gpus:
+        return rep
+    # no GPU row (a header cut from the rest): no report, so the node is not taken for one
+    # without GPUs
+    return _list(lines)
