@@ -272,3 +272,51 @@ def test_pasted_hgx_table_without_fabric_manager_is_gx405() -> None:
     gx405 = [f for f in r.findings if f.code == "GX405" and "causes" in f.params]
     assert gx405 and gx405[0].params["causes"] == ["missing"]
     assert r.causes[0].cause.code == "GX405"
+
+
+# ----- helm values / ClusterPolicy ---------------------------------------------------------------
+# The install line of the GPU Operator docs (getting-started, "pre-installed drivers"), the
+# RKE2 toolkit env of NVIDIA/gpu-operator#473, the driver values of NVIDIA/gpu-operator#1726.
+HELM_SET = ("helm install --wait --generate-name -n gpu-operator --create-namespace \\\n"
+            "    nvidia/gpu-operator --set driver.enabled=false \\\n"
+            "    --set toolkit.env[0].name=CONTAINERD_CONFIG,toolkit.env[0].value="
+            "/var/lib/rancher/rke2/agent/etc/containerd/config.toml.tmpl\n")
+
+
+def test_helm_set_flags_become_the_clusterpolicy_spec() -> None:
+    from gpuxray.sources.parsers import helm
+
+    assert helm.parse_set_flags("--set a.b=true,a.c=3 --set-string d=007 --set e=x\\,y") == {
+        "a": {"b": True, "c": 3}, "d": "007", "e": "x,y"}
+    (cp,) = _evidence(HELM_SET).snapshot.clusterpolicies
+    assert cp.spec == {"driver": {"enabled": False}, "toolkit": {"env": [
+        {"name": "CONTAINERD_CONFIG",
+         "value": "/var/lib/rancher/rke2/agent/etc/containerd/config.toml.tmpl"}]}}
+    # another chart's install sets nothing of the operator's
+    assert _evidence("helm install nvdp nvdp/nvidia-device-plugin -n gpu-operator "
+                     "--set migStrategy=single\n").snapshot.clusterpolicies == []
+
+
+@pytest.mark.parametrize("text", [
+    "$ helm get values gpu-operator -n gpu-operator\nUSER-SUPPLIED VALUES:\ndriver:\n"
+    "  enabled: false\ntoolkit:\n  enabled: true\n",
+    "```driver:\n  enabled: false\n  usePrecompiled: false\n  version: \"580.65.06\"\n```\n",
+    "  spec:\n    driver:\n      enabled: false\n    toolkit:\n      enabled: true\n",
+])
+def test_values_and_spec_excerpts_become_a_clusterpolicy(text: str) -> None:
+    from gpuxray.engines.nodefacts import DriverMode, driver_mode
+
+    ev = _evidence(text)
+    (cp,) = ev.snapshot.clusterpolicies
+    assert cp.spec["driver"]["enabled"] is False
+    assert driver_mode(ev.snapshot) == DriverMode.HOST
+    assert ev.status_unknown == {cp.metadata.name}
+    # its status is not in the paste: no GX410 "state <empty>"
+    assert all(f.code != "GX410" for f in triage([("paste", text)]).findings)
+
+
+def test_other_yaml_is_not_values() -> None:
+    from gpuxray.sources.parsers import helm
+
+    assert not helm.looks_like_values({"driver": {"name": "x"}})
+    assert paste.sniff(["resources:", "  limits:", "    nvidia.com/gpu: 1"]) != paste.HELM_VALUES

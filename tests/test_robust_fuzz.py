@@ -32,6 +32,7 @@ from gpuxray.sources.parsers import (
     bugreport,
     describe,
     dmesg,
+    helm,
     journal,
     lsmod,
     lspci,
@@ -106,6 +107,8 @@ TOTAL_PARSERS: list[tuple[str, Callable[[str], Any], tuple[str, ...]]] = [
      ("triage/device-plugin-config-error.txt", "triage/toolkit-config-dump.txt",
       "triage/events-untolerated-taint.txt")),
     ("nvidia-smi-text", nvidia_smi.parse_nvidia_smi_text, ()),
+    ("helm-values", lambda t: (helm.values_from_commands(t), helm.values_from_yaml(t),
+                               helm.parse_set_flags(t)), ()),
     ("paste-journal-units", paste.journal_by_unit,
      ("node/journal-containerd.txt", "triage/journal-containerd-restart.txt")),
     ("pods-table", lambda t: [pods_table.row_pod(r, "ns", "n")

@@ -55,6 +55,7 @@ MAX_UNKNOWN = 12
 # GX403/GX406 ``cause_id`` values of a finding that read a pod's state and no deciding line
 STATE_ONLY = frozenset({"not-ready", "crashloop", "undetermined"})
 LABEL_CODES = frozenset({"GX401", "GX414"})  # read node labels
+STATUS_CODES = frozenset({"GX410"})  # read a ClusterPolicy's status
 
 
 @dataclass(slots=True)
@@ -585,7 +586,9 @@ def triage(texts: Iterable[tuple[str, str]],
     checked = run_all(evidence.snapshot) + node_arithmetic(evidence.snapshot) + \
         plugin_configs(evidence.plugin_configs)
     checked = [f for f in checked if not (f.code in LABEL_CODES and f.subject.kind == "Node"
-                                          and f.subject.name in evidence.labels_unknown)]
+                                          and f.subject.name in evidence.labels_unknown)
+               and not (f.code in STATUS_CODES and f.subject.kind == "ClusterPolicy"
+                        and f.subject.name in evidence.status_unknown)]
     check_scores, check_fails, unknowns = _score_checks(checked)
     stage = [cs for _n, text in zip(names, (t.text for t in inputs), strict=True)
              for cs in driver_log_stage(text) + operand_events(text)

@@ -34,7 +34,7 @@ from gpuxray.model.snapshot import (
 )
 from gpuxray.sources.decode import yaml_docs
 from gpuxray.sources.files import printable_name
-from gpuxray.sources.parsers import describe, paste, pods_table, wide
+from gpuxray.sources.parsers import describe, helm, paste, pods_table, wide
 from gpuxray.sources.parsers.bugreport import status_to_show
 from gpuxray.sources.parsers.paste import Part, split_paste
 from gpuxray.sources.redact import redact_text
@@ -215,6 +215,9 @@ class PasteEvidence:
     # nodes whose labels the paste does not show (a Capacity excerpt, a status fragment): a
     # label check on them would read "not pasted" as "absent"
     labels_unknown: set[str] = field(default_factory=set)
+    # ClusterPolicies built from values or a spec excerpt: their status is not pasted, so a
+    # status check would read "not shown" as "empty"
+    status_unknown: set[str] = field(default_factory=set)
 
 
 def _strip_imports(toml_text: str) -> str:
@@ -350,6 +353,10 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                 events.extend(_table_events(t))
             elif k == paste.K8S_OBJECTS:
                 got = _decode_k8s(t)
+                if not got:
+                    cp = _values_policy(t)  # `-o yaml` cut to its spec
+                    if cp is not None:
+                        cps.append(cp)
                 for n in got.get("nodes", []):
                     nodes[n.metadata.name] = n
                 for p in got.get("pods", []):
@@ -363,6 +370,10 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                         if re.search(r"^[ \t]*version:\s*v1[ \t]*$", value, re.M):
                             plugin_cfgs.append((f"ConfigMap {cm.metadata.name} key {key}",
                                                 value))
+            elif k == paste.HELM_VALUES:
+                cp = _values_policy(t)
+                if cp is not None:
+                    cps.append(cp)
             elif k == paste.PLUGIN_CONFIG:
                 plugin_cfgs.append((f"{ti.name}:{part.start}", t))
             elif k == paste.DMESG:
@@ -407,6 +418,14 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                 kl = paste.kernel_lines(t.splitlines())
                 if kl:
                     cmds[CMD.DMESG] = cmds.get(CMD.DMESG, "") + "\n".join(kl) + "\n"
+    if not cps:
+        # `helm install … nvidia/gpu-operator --set …`, anywhere in the paste
+        set_values: dict[str, Any] = {}
+        for ti in inputs:
+            set_values.update(helm.values_from_commands(ti.text))
+        spec = helm.clusterpolicy_spec(set_values)
+        if spec:
+            cps.append(_policy(spec, "helm --set"))
     operator_ns = _table_pods(rows, pods, nodes)
     if not nodes:
         labels = _label_list(inputs)
@@ -416,7 +435,32 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
             node.metadata.labels = labels
             nodes[PASTED_HOST] = node
     snap = _snapshot(nodes, pods, events, rcs, dss, cps, cmds, files, operator_ns)
-    return PasteEvidence(snap, parts, kinds, plugin_cfgs, no_labels)
+    return PasteEvidence(snap, parts, kinds, plugin_cfgs, no_labels,
+                         {c.metadata.name for c in cps if "gpuxray/pasted-from" in
+                          c.metadata.annotations})
+
+
+HELM_POLICY = "cluster-policy"  # the name the chart gives its ClusterPolicy
+
+
+def _policy(spec: dict[str, Any], origin: str) -> k8s.CustomResource:
+    cp = k8s.CustomResource(kind="ClusterPolicy", spec=spec)
+    cp.metadata.name = HELM_POLICY
+    cp.metadata.annotations = {"gpuxray/pasted-from": origin}
+    return cp
+
+
+def _values_policy(text: str) -> k8s.CustomResource | None:
+    """The ClusterPolicy of a values excerpt (``values.yaml``, ``helm get values``) or of a
+    ClusterPolicy cut to its ``spec:``; None when the text is neither."""
+    doc = helm.values_from_yaml(text)
+    if doc is None:
+        return None
+    spec = doc.get("spec")
+    if isinstance(spec, dict) and helm.looks_like_values(spec):
+        return _policy(spec, "ClusterPolicy spec")
+    got = helm.clusterpolicy_spec(doc)
+    return _policy(got, "helm values") if got else None
 
 
 def _table_pods(rows: list[tuple[pods_table.PodRow, str]],

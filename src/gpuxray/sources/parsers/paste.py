@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpuxray.sources.parsers import helm
 from gpuxray.sources.parsers.journal import JournalLine, is_journal_line, parse_journal
 
 MAX_LINE = 4096
@@ -48,6 +49,8 @@ class Part:
 
 
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)")
+_FENCE_TAG = re.compile(r"^[\w+.#-]{0,40}[ \t]*$")  # ```yaml, ```console, ``` (a language tag)
+_FENCE_END = re.compile(r"^(.*\S)[ \t]*```[ \t]*$")
 _CMD_WORDS = (r"kubectl|oc|k|nvidia-smi|dmesg|journalctl|systemctl|lsmod|mokutil|containerd|"
               r"helm|crictl|cat|nvidia-ctk|nvidia-container-cli|modprobe|uname|lspci|"
               r"nv-fabricmanager|ctr|sudo|grep|tail|head|less")
@@ -71,11 +74,20 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
     cmd, start, cur = "", 1, list[str]()
     for i, raw in enumerate(lines, 1):
         line = raw[:MAX_LINE]
-        if _FENCE.match(line):
+        fence = _FENCE.match(line)
+        closing = None if fence else _FENCE_END.match(line)
+        if closing:
+            cur.append(closing.group(1))  # ``last line```: the line, then the fence
+            line = "```"
+            fence = _FENCE.match(line)
+        if fence:
             if cur:
                 out.append((cmd, start, cur))
                 cmd = ""  # a fence closes what the prompt before it named
             cur, start = [], i + 1
+            rest = line[fence.end():]
+            if rest.strip() and not _FENCE_TAG.match(rest):
+                cur, start = [rest], i  # ```driver:  (text glued to the fence)
             continue
         c = _prompt(line)
         if c is not None:
@@ -203,6 +215,25 @@ _DMESG_LINE = re.compile(r"^[ \t]*(?:\[\s*\d+\.\d+\]|\[\w{3} \w{3} [ \d]\d [\d:]
 _NVRM = re.compile(r"\bNVRM: |\bnvidia(?:-nvswitch|-modeset|-uvm|-drm)?: |\bnouveau ")
 
 
+_VALUES_KEY = re.compile(r"^([ \t]*)(" + "|".join(sorted(helm.SPEC_SECTIONS)) + r"):[ \t]*$", re.M)
+
+
+_DISTINCT_CHILD = re.compile(r"^[ \t]+(?:usePrecompiled|kernelModuleConfig|kernelModuleType|"
+                             r"useOpenKernelModules|nvidiaDriverCRD|nriPluginEnabled):", re.M)
+
+
+def _values_keys(head: str) -> bool:
+    """GPU Operator chart values (or a ClusterPolicy spec): two of the chart's sections at one
+    indentation, or one only this chart has; confirmed by parsing in ``sources.pasted``."""
+    by_indent: dict[str, set[str]] = {}
+    for m in _VALUES_KEY.finditer(head):
+        by_indent.setdefault(m.group(1), set()).add(m.group(2))
+    if any(len(keys) >= 2 or helm.looks_like_values(dict.fromkeys(keys))
+           for keys in by_indent.values()):
+        return True
+    return bool(by_indent) and bool(_DISTINCT_CHILD.search(head))
+
+
 def sniff(lines: list[str]) -> str:
     """The kind of an unnamed block, from its shape."""
     text = "\n".join(lines)
@@ -235,6 +266,8 @@ def sniff(lines: list[str]) -> str:
             re.search(r"\bkind\W+\s*\"?(?:Node|Pod|List|DaemonSet|ClusterPolicy|RuntimeClass|"
                       r"ConfigMap|Event)\b", head):
         return K8S_OBJECTS
+    if _values_keys(head):
+        return HELM_VALUES
     if re.search(r"^[ \t]*version:\s*v1[ \t]*$", head, re.M) and \
             re.search(r"^[ \t]*(?:sharing|flags|resources):", head, re.M):
         return PLUGIN_CONFIG
