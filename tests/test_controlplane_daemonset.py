@@ -1,8 +1,10 @@
 """Operand coverage against the real DaemonSet controller.
 
 Random GPU nodes (deploy labels present, ``false`` or absent; operator, cordon, pressure,
-NoExecute and PreferNoSchedule taints) and the operator's DaemonSets (deploy-label nodeSelectors,
-assorted tolerations) go into the real apiserver; the controller computes
+NoExecute and PreferNoSchedule taints; a ``pool`` label or none) and the operator's DaemonSets
+(deploy-label nodeSelectors, assorted tolerations, some with a required node affinity on the
+pool label — In, NotIn, Exists, DoesNotExist, ORed terms — as the DRA driver's kubelet plugin
+and user-set operand affinities carry) go into the real apiserver; the controller computes
 ``desiredNumberScheduled`` and creates one pod per node it covers. gpuxray's coverage (the
 engine behind GX401/GX402) must name the same nodes, node by node, and GX402 must name exactly
 the covered-by-selector GPU nodes the controller left out for a taint.
@@ -41,6 +43,14 @@ TAINTS = [
     {"key": "spot", "value": "true", "effect": "PreferNoSchedule"},
 ]
 ROUNDS = 4
+POOLS = ("a", "b", "c")
+POOL_REQUIREMENTS: list[dict[str, Any]] = [
+    {"key": "pool", "operator": "In", "values": ["a", "b"]},
+    {"key": "pool", "operator": "NotIn", "values": ["c"]},
+    {"key": "pool", "operator": "Exists"},
+    {"key": "pool", "operator": "DoesNotExist"},
+    {"key": "pool", "operator": "In", "values": ["c"]},
+]
 
 Obj = dict[str, Any]
 
@@ -52,6 +62,8 @@ def build(rng: random.Random, rnd: int) -> tuple[list[Obj], list[Obj]]:
         n = b.node(f"r{rnd}-gpu-{i}", gpus=rng.choice((1, 8)),
                    taints=[t for t in TAINTS if rng.random() < 0.25] or None)
         labels = n["metadata"]["labels"]
+        if rng.random() < 0.8:
+            labels["pool"] = rng.choice(POOLS)
         for comp in OPERANDS.values():
             r = rng.random()
             if r < 0.15:
@@ -72,6 +84,11 @@ def build(rng: random.Random, rnd: int) -> tuple[list[Obj], list[Obj]]:
         ds = b.daemonset(NS, name, node_selector={f"nvidia.com/gpu.deploy.{comp}": "true"},
                          tolerations=tols, labels={"app": name})
         ds["spec"]["template"]["spec"]["priorityClassName"] = ""
+        if rng.random() < 0.5:
+            terms = [{"matchExpressions": [rng.choice(POOL_REQUIREMENTS)]}
+                     for _ in range(rng.choice((1, 1, 2)))]
+            ds["spec"]["template"]["spec"]["affinity"] = {"nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
         del ds["status"]
         dss.append(ds)
     return nodes, dss
@@ -133,7 +150,7 @@ def test_operand_coverage_agrees_with_daemonset_controller(
                                     f"{sorted(real_nodes)}; gpuxray covers {sorted(mine)}")
                 for n in snap.nodes:
                     cov = coverage(ds, n)
-                    want_402 = (n.metadata.name in gpu and not cov.selector_missing
+                    want_402 = (n.metadata.name in gpu and cov.meant_for
                                 and n.metadata.name not in real_nodes)
                     excluded_for_taint += want_402
                     if want_402 != ((name, n.metadata.name) in gx402):

@@ -137,7 +137,7 @@ def operand_taint_untolerated(snap: Snapshot) -> Iterator[Finding]:
         by_taint: dict[str, list[str]] = {}
         for node in nodes:
             cov = coverage(ds, node)
-            if cov.selector_missing:
+            if not cov.meant_for:
                 continue  # not meant for this node (GX401 speaks for labels)
             for t in cov.untolerated:
                 by_taint.setdefault(str(t), []).append(node.metadata.name)

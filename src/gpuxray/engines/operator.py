@@ -22,6 +22,7 @@ from gpuxray.model.k8s import (
     Taint,
     Toleration,
 )
+from gpuxray.model.placement import required_affinity_matches
 from gpuxray.model.snapshot import Snapshot
 
 BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
@@ -189,10 +190,17 @@ class Coverage:
 
     selector_missing: tuple[tuple[str, str, str | None], ...]  # (key, wanted, actual)
     untolerated: tuple[Taint, ...]
+    affinity_excluded: bool = False  # the template's required node affinity does not match
+
+    @property
+    def meant_for(self) -> bool:
+        """The template's nodeSelector and required node affinity select the node (the
+        controller's ``fitsNodeAffinity``): only then can a taint be what keeps it away."""
+        return not self.selector_missing and not self.affinity_excluded
 
     @property
     def covered(self) -> bool:
-        return not self.selector_missing and not self.untolerated
+        return self.meant_for and not self.untolerated
 
 
 def daemon_pod_tolerations(ds: DaemonSet) -> list[object]:
@@ -212,7 +220,7 @@ def coverage(ds: DaemonSet, node: Node) -> Coverage:
     tols = daemon_pod_tolerations(ds)
     taints = tuple(t for t in node.spec.taints if t.effect in BLOCKING_EFFECTS
                    and not tolerates(tols, t))
-    return Coverage(missing, taints)
+    return Coverage(missing, taints, not required_affinity_matches(spec.affinity, node))
 
 
 @functools.lru_cache(maxsize=8)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gpuxray.model.k8s import Node, NodeSelectorRequirement, Pod, Taint, Toleration
+from gpuxray.model.k8s import Affinity, Node, NodeSelectorRequirement, Pod, Taint, Toleration
 
 FILTERING_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
 UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", effect="NoSchedule")
@@ -65,7 +65,14 @@ def selector_mismatches(pod: Pod, node: Node) -> list[str]:
 
 def affinity_matches(pod: Pod, node: Node) -> bool:
     """Required node affinity: terms are ORed, expressions within a term ANDed."""
-    aff = pod.spec.affinity
+    return required_affinity_matches(pod.spec.affinity, node)
+
+
+def required_affinity_matches(aff: Affinity | None, node: Node) -> bool:
+    """A pod spec's required node affinity against one node (a pod's, or a DaemonSet
+    template's: the DaemonSet controller places a daemon pod only where it matches,
+    kubernetes/kubernetes@v1.37.2:pkg/controller/daemon/daemon_controller.go
+    ``NodeShouldRunDaemonPod``)."""
     if not aff or not aff.node_affinity:
         return True
     req = aff.node_affinity.required_during_scheduling_ignored_during_execution
