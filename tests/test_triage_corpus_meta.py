@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from triage_corpus import CorpusError, cases, split_by_rule
+from triage_corpus import CorpusError, cases, split_by_rule, uncoded_cases
 
 _META = """url: https://github.com/NVIDIA/gpu-operator/issues/{n}
 repo: NVIDIA/gpu-operator
@@ -61,3 +61,21 @@ def test_the_rule_puts_about_eleven_in_sixteen_names_in_the_holdout() -> None:
     names = [f"case-{n}" for n in range(4000)]
     share = sum(split_by_rule(n) == "holdout" for n in names) / len(names)
     assert 0.64 < share < 0.73
+
+
+def test_uncoded_cases_load_and_stay_out_of_the_scored_corpus() -> None:
+    uncoded = list(uncoded_cases())
+    assert uncoded and all(c.uncoded for c in uncoded)
+    scored = {c.name for c in cases()}
+    assert not scored & {c.name for c in uncoded}
+
+
+def test_an_uncoded_case_may_not_carry_codes_or_a_split(tmp_path: Path) -> None:
+    name = "autoscaler-1"
+    (tmp_path / f"{name}.yaml").write_text(
+        "url: https://github.com/kubernetes/autoscaler/issues/1\nrepo: kubernetes/autoscaler\n"
+        "uncoded: a cause\nexpected:\n  - GX202\n"
+        "confirmed_by:\n  who: reporter\n  note: a note\ncomponents:\n  - cluster-autoscaler\n")
+    (tmp_path / f"{name}.txt").write_text("Insufficient nvidia.com/gpu\n")
+    with pytest.raises(CorpusError, match=name):
+        list(uncoded_cases(root=tmp_path))

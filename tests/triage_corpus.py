@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 CORPUS = Path(__file__).parent / "corpus" / "triage"
+UNCODED = CORPUS / "uncoded"
 SPLITS = ("dev", "holdout")
 CONFIRMERS = ("maintainer", "reporter")
 _CODE = re.compile(r"GX[1-6]\d\d")
@@ -95,6 +96,65 @@ def load_case(meta_path: Path) -> Case:
     return Case(name=name, text=text, url=url, repo=repo, expected=expected,
                 confirmed_by=str(confirmed["who"]), note=str(confirmed["note"]),
                 components=_str_list(meta, "components", name), split=str(split), cause=cause)
+
+
+@dataclass(frozen=True, slots=True)
+class UncodedCase:
+    """A real, confirmed case whose cause no gpuxray code names yet (README.md, Uncoded causes):
+    kept for the catalog's authors, never scored."""
+    name: str
+    text: str
+    url: str
+    repo: str
+    uncoded: str
+    confirmed_by: str
+    note: str
+    components: tuple[str, ...]
+
+
+def _common(meta_path: Path) -> tuple[str, dict[str, object], str, str, str, dict[str, object]]:
+    name = meta_path.stem
+    text_path = meta_path.with_suffix(".txt")
+    if not text_path.is_file():
+        raise CorpusError(f"{name}: no {text_path.name} next to {meta_path.name}")
+    meta = yaml.safe_load(meta_path.read_text(encoding="utf-8"))
+    if not isinstance(meta, dict):
+        raise CorpusError(f"{name}: metadata is not a mapping")
+    confirmed = meta.get("confirmed_by")
+    if not isinstance(confirmed, dict) or confirmed.get("who") not in CONFIRMERS \
+            or not isinstance(confirmed.get("note"), str) or not confirmed["note"].strip():
+        raise CorpusError(f"{name}: 'confirmed_by' needs who ({'|'.join(CONFIRMERS)}) and a note")
+    url, repo = meta.get("url"), meta.get("repo")
+    if not isinstance(url, str) or not url.startswith("https://") \
+            or not isinstance(repo, str) or repo not in url:
+        raise CorpusError(f"{name}: 'url' must be an https address that names 'repo'")
+    text = text_path.read_text(encoding="utf-8")
+    if not text.strip():
+        raise CorpusError(f"{name}: {text_path.name} is empty")
+    return name, meta, text, url, repo, confirmed
+
+
+def load_uncoded(meta_path: Path) -> UncodedCase:
+    name, meta, text, url, repo, confirmed = _common(meta_path)
+    if "expected" in meta or "split" in meta:
+        raise CorpusError(f"{name}: an uncoded case has no 'expected' codes and no 'split'")
+    uncoded = meta.get("uncoded")
+    if not isinstance(uncoded, str) or not uncoded.strip():
+        raise CorpusError(f"{name}: 'uncoded' must name the confirmed cause in a few words")
+    return UncodedCase(name=name, text=text, url=url, repo=repo, uncoded=uncoded.strip(),
+                       confirmed_by=str(confirmed["who"]), note=str(confirmed["note"]),
+                       components=_str_list(meta, "components", name))
+
+
+def uncoded_cases(root: Path = UNCODED) -> Iterator[UncodedCase]:
+    """The confirmed cases whose cause has no code yet, in name order (never scored)."""
+    if not root.is_dir():
+        return
+    orphans = sorted(p.name for p in root.glob("*.txt") if not p.with_suffix(".yaml").is_file())
+    if orphans:
+        raise CorpusError(f"text without metadata: {', '.join(orphans)}")
+    for meta_path in sorted(root.glob("*.yaml")):
+        yield load_uncoded(meta_path)
 
 
 def cases(split: str | None = None, root: Path = CORPUS) -> Iterator[Case]:
