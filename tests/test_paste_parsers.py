@@ -320,3 +320,62 @@ def test_other_yaml_is_not_values() -> None:
 
     assert not helm.looks_like_values({"driver": {"name": "x"}})
     assert paste.sniff(["resources:", "  limits:", "    nvidia.com/gpu: 1"]) != paste.HELM_VALUES
+
+
+# ----- kubectl logs ------------------------------------------------------------------------------
+def test_log_target_reads_kubectl_logs_commands() -> None:
+    assert paste.log_target("kubectl logs -n gpu-operator nvidia-driver-daemonset-x -c "
+                            "nvidia-driver-ctr") == ("nvidia-driver-daemonset-x",
+                                                     "nvidia-driver-ctr", False)
+    assert paste.log_target("kubectl -n kube-system logs pod/nvidia-device-plugin-daemonset-s "
+                            "--previous --tail 50") == ("nvidia-device-plugin-daemonset-s", "",
+                                                        True)
+    assert paste.log_target("kubectl logs ds/nvidia-dcgm-exporter --container=exporter") == (
+        "nvidia-dcgm-exporter", "exporter", False)
+    # NVIDIA/k8s-dra-driver-gpu#149: kubectl names the container it picked
+    assert paste.defaulted_container('Defaulted container "plugin" out of: plugin, init (init)'
+                                     "\nI0728 22:15:58.289802 1 device_state.go:146] x\n") == \
+        "plugin"
+
+
+TABLE = ("$ kubectl get pods -n gpu-operator\n"
+         "NAME                                 READY   STATUS             RESTARTS      AGE\n"
+         "nvidia-driver-daemonset-xp7vw        0/1     CrashLoopBackOff   7 (2m ago)    22m\n"
+         "nvidia-driver-daemonset-k2m9q        1/1     Running            0             22m\n")
+
+
+@pytest.mark.parametrize("shape", ["-c", "--prefix"])
+def test_logs_of_a_pasted_pod_are_filed_per_container(shape: str) -> None:
+    log = ("Starting installation of NVIDIA driver version 550.90.07 for Linux kernel version "
+           "5.15.0-1068-fips\nCould not resolve Linux kernel version\n")
+    if shape == "-c":
+        text = TABLE + ("$ kubectl logs -n gpu-operator nvidia-driver-daemonset-xp7vw -c "
+                        "nvidia-driver-ctr\n" + log)
+    else:
+        text = TABLE + "$ kubectl logs -n gpu-operator ds/nvidia-driver-daemonset --prefix\n" + \
+            "".join(f"[pod/nvidia-driver-daemonset-xp7vw/nvidia-driver-ctr] {ln}\n"
+                    for ln in log.splitlines())
+    snap = _evidence(text).snapshot
+    (key,) = snap.logs
+    assert key == ("gpu-operator", "nvidia-driver-daemonset-xp7vw", "nvidia-driver-ctr")
+    assert "Could not resolve" in (snap.logs[key].current or "")
+    r = triage([("paste", text)])
+    assert r.causes[0].cause.id == "kernel-headers"
+
+
+def test_pods_of_one_daemonset_are_on_different_nodes() -> None:
+    """One pod per node: two driver pods in a table without NODE are two nodes, one failing."""
+    snap = _evidence(TABLE).snapshot
+    nodes = {p.metadata.name: p.spec.node_name for p in snap.pods}
+    assert len(set(nodes.values())) == 2
+    r = triage([("paste", TABLE)])
+    failing = [f for f in r.findings if f.code == "GX403" and "cause_id" in f.params]
+    assert [f.params["pod"] for f in failing] == ["nvidia-driver-daemonset-xp7vw"]
+
+
+def test_a_log_alone_makes_no_pod() -> None:
+    text = ("$ kubectl logs -n gpu-operator nvidia-driver-daemonset-xp7vw\n"
+            "Done, now waiting for signal\n")
+    snap = _evidence(text).snapshot
+    assert snap.pods == [] and snap.logs == {}
+    assert all(f.code != "GX403" for f in triage([("paste", text)]).findings)

@@ -30,11 +30,12 @@ from gpuxray.model.snapshot import (
     Input,
     InputState,
     Manifest,
+    PodLog,
     Snapshot,
 )
 from gpuxray.sources.decode import yaml_docs
 from gpuxray.sources.files import printable_name
-from gpuxray.sources.parsers import describe, helm, paste, pods_table, wide
+from gpuxray.sources.parsers import describe, helm, paste, pods_table, prefixed_logs, wide
 from gpuxray.sources.parsers.bugreport import status_to_show
 from gpuxray.sources.parsers.paste import Part, split_paste
 from gpuxray.sources.redact import redact_text
@@ -321,6 +322,7 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
     plugin_cfgs: list[tuple[str, str]] = []
     no_labels: set[str] = set()
     rows: list[tuple[pods_table.PodRow, str]] = []  # (row, namespace the command names)
+    raw_logs: list[tuple[Part, str]] = []
     for ti in inputs:
         for part in split_paste(ti.text):
             parts.append((ti.name, part))
@@ -329,6 +331,8 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
             if k in (paste.GET_TABLE, paste.TEXT):
                 ns_flag = paste.namespace_of(part.command)
                 rows += [(r, ns_flag) for r in pods_table.parse_pods_table(t)]
+            if k == paste.POD_LOG or (k == paste.TEXT and "[pod/" in t):
+                raw_logs.append((part, t))
             if k == paste.NODE_STATUS or (k == paste.K8S_OBJECTS and not _decode_k8s(t)):
                 for n in _node_fragments(t):
                     nodes.setdefault(n.metadata.name, n)
@@ -427,6 +431,7 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
         if spec:
             cps.append(_policy(spec, "helm --set"))
     operator_ns = _table_pods(rows, pods, nodes)
+    logs = _pod_logs(raw_logs, pods)
     if not nodes:
         labels = _label_list(inputs)
         if labels:
@@ -434,7 +439,7 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
             node.metadata.name = PASTED_HOST
             node.metadata.labels = labels
             nodes[PASTED_HOST] = node
-    snap = _snapshot(nodes, pods, events, rcs, dss, cps, cmds, files, operator_ns)
+    snap = _snapshot(nodes, pods, events, rcs, dss, cps, cmds, files, operator_ns, logs)
     return PasteEvidence(snap, parts, kinds, plugin_cfgs, no_labels,
                          {c.metadata.name for c in cps if "gpuxray/pasted-from" in
                           c.metadata.annotations})
@@ -463,6 +468,37 @@ def _values_policy(text: str) -> k8s.CustomResource | None:
     return _policy(got, "helm values") if got else None
 
 
+def _pod_logs(raw: list[tuple[Part, str]],
+              pods: dict[tuple[str, str], k8s.Pod]) -> dict[tuple[str, str, str], PodLog]:
+    """``kubectl logs`` output filed as the bundle files pod logs: per (namespace, pod,
+    container), current or ``--previous``. The pod comes from the command (or the
+    ``--prefix`` tags), the container from ``-c``, the tags, or kubectl's "Defaulted container"
+    line. Only logs of pods the paste otherwise shows (a pods table, a describe, the object)
+    are kept: a log alone says nothing of its pod's state, and the operand checks would read
+    an unknown state as a failing one (the lines are still scanned as text)."""
+    by_name: dict[str, list[tuple[str, str]]] = {}
+    for ns, name in pods:
+        by_name.setdefault(name, []).append((ns, name))
+    found: dict[tuple[str, str, str], dict[str, str]] = {}
+    for part, text in raw:
+        pod, container, previous = paste.log_target(part.command)
+        ns_flag = paste.namespace_of(part.command)
+        container = container or paste.defaulted_container(text)
+        for (p, c), body in prefixed_logs.split_prefixed_logs(
+                text, container or "<default>").items():
+            name = p or pod
+            keys = by_name.get(name, [])
+            key = next((k for k in keys if k[0] == ns_flag), keys[0] if len(keys) == 1
+                       else None) if keys else None
+            if key is None:
+                continue
+            slot = "previous" if previous else "current"
+            cur = found.setdefault((key[0], key[1], c), {})
+            cur[slot] = cur.get(slot, "") + body
+    return {k: PodLog(k[0], k[1], k[2], v.get("current"), v.get("previous"), "pasted text")
+            for k, v in found.items()}
+
+
 def _table_pods(rows: list[tuple[pods_table.PodRow, str]],
                 pods: dict[tuple[str, str], k8s.Pod], nodes: dict[str, k8s.Node]) -> str:
     """Pods of pasted ``kubectl get pods`` rows, where the paste holds nothing richer for them
@@ -474,12 +510,23 @@ def _table_pods(rows: list[tuple[pods_table.PodRow, str]],
     operator_ns = next((r.namespace or ns for r, ns in rows
                         if operand_for(r.name) is not None and (r.namespace or ns)), "")
     default_node = next(iter(nodes)) if len(nodes) == 1 else PASTED_HOST
+    # a DaemonSet runs one pod per node: its second pod in a table without NODE is on another
+    # node, which the paste does not name
+    per_ds: dict[str, int] = {}
     for r, ns_flag in rows:
         ns = r.namespace or ns_flag or (
             (operator_ns or OPERATOR_NAMESPACE_DEFAULT) if operand_for(r.name) else "default")
         key = (ns, r.name)
-        if key not in pods:
-            pods[key] = pods_table.row_pod(r, ns, r.node or default_node)
+        if key in pods:
+            continue
+        node = r.node
+        if not node:
+            op = operand_for(r.name)
+            seen = per_ds.get(op.daemonset, 0) if op is not None else 0
+            if op is not None:
+                per_ds[op.daemonset] = seen + 1
+            node = default_node if seen == 0 else f"{PASTED_HOST}-{seen + 1}"
+        pods[key] = pods_table.row_pod(r, ns, node)
     return operator_ns or (OPERATOR_NAMESPACE_DEFAULT if any(
         operand_for(r.name) for r, _ns in rows) else "")
 
@@ -561,13 +608,14 @@ def reindent_describe(text: str) -> str:
 def _snapshot(nodes: dict[str, k8s.Node], pods: dict[tuple[str, str], k8s.Pod],
               events: list[k8s.Event], rcs: list[k8s.RuntimeClass], dss: list[k8s.DaemonSet],
               cps: list[k8s.CustomResource], cmds: dict[str, str],
-              files: dict[str, str], operator_ns: str = "") -> Snapshot:
+              files: dict[str, str], operator_ns: str = "",
+              logs: dict[tuple[str, str, str], PodLog] | None = None) -> Snapshot:
     src = "pasted text"
     inputs: dict[Input, InputState] = {}
     for inp, have in ((Input.NODES, nodes), (Input.PODS, pods), (Input.OPERATOR_PODS, pods),
                       (Input.EVENTS, events),
                       (Input.RUNTIMECLASSES, rcs), (Input.DAEMONSETS, dss),
-                      (Input.CLUSTERPOLICIES, cps)):
+                      (Input.CLUSTERPOLICIES, cps), (Input.LOGS, logs)):
         inputs[inp] = InputState(bool(have), src, "partial: what the paste shows" if have
                                  else "not in the paste")
     hosts: dict[str, HostFacts] = {}
@@ -581,5 +629,5 @@ def _snapshot(nodes: dict[str, k8s.Node], pods: dict[tuple[str, str], k8s.Pod],
         inputs.setdefault(inp, InputState(False, src, "not in the paste"))
     return Snapshot(inputs=inputs, nodes=list(nodes.values()), pods=list(pods.values()),
                     events=events, daemonsets=dss, runtimeclasses=rcs, clusterpolicies=cps,
-                    hosts=hosts, origin="pasted",
+                    hosts=hosts, logs=logs or {}, origin="pasted",
                     manifest=Manifest(source_kind="pasted", operator_namespace=operator_ns))

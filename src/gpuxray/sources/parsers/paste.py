@@ -133,6 +133,44 @@ def namespace_of(cmd: str) -> str:
     return ""
 
 
+_LOGS_VALUED = frozenset({"-n", "--namespace", "-c", "--container", "--since", "--tail",
+                          "-l", "--selector", "--context", "--since-time", "--kubeconfig",
+                          "--max-log-requests", "--pod-running-timeout", "--limit-bytes"})
+_DEFAULTED = re.compile(r'^\s*Defaulted container "([\w.-]{1,63})" out of: ')
+
+
+def log_target(cmd: str) -> tuple[str, str, bool]:
+    """(pod, container, previous) a ``kubectl logs`` command names: the pod (``pod/`` dropped;
+    ``ds/<name>`` gives the DaemonSet's name, which names its operand), ``-c``, ``-p``."""
+    w = cmd.split("|")[0].split()
+    if "logs" not in w[:6]:
+        return "", "", False
+    rest = w[w.index("logs") + 1:]
+    pod, i = "", 0
+    previous = any(x in ("-p", "--previous") or x.startswith("--previous=true") for x in rest)
+    while i < len(rest):
+        x = rest[i]
+        if x in _LOGS_VALUED:
+            i += 2
+            continue
+        if x.startswith("-"):
+            i += 1
+            continue
+        pod = x.split("/", 1)[1] if "/" in x else x
+        break
+    return pod, _container(w), previous
+
+
+def defaulted_container(text: str) -> str:
+    """The container kubectl says it chose (``Defaulted container "plugin" out of: …``), from
+    the first lines of a log; "" when it does not say."""
+    for line in text.splitlines()[:5]:
+        m = _DEFAULTED.match(line)
+        if m:
+            return m.group(1)
+    return ""
+
+
 def _container(words: list[str]) -> str:
     for i, w in enumerate(words):
         if w in ("-c", "--container") and i + 1 < len(words):
