@@ -57,3 +57,25 @@ def test_refuses_core_pods(tmp_path: Path) -> None:
     b.pod("ml", "gpu", node="gpu-1", gpus=2)
     with pytest.raises(ValueError, match="whole pods"):
         runtime_scan(load_bundle_dir(b.write(tmp_path / "b"), core_pods=True))
+
+
+def test_one_pass_equals_the_separate_walks(tmp_path: Path) -> None:
+    """``fleet_walk`` gives the screens of the separate walks and the Snapshot's own groups."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from generate import generate
+
+    from gpuxray.engines.podscan import _runtime_scan, fleet_walk
+    from gpuxray.model.snapshot import Snapshot
+
+    for shape in ("fleet", "pending-storm"):
+        root = generate(tmp_path / shape, 40, 20, shape=shape)
+        ref = load_bundle_dir(root)
+        want_groups = Snapshot._pod_groups.func(ref)  # type: ignore[attr-defined]
+        snap = load_bundle_dir(root)
+        walk, scan = fleet_walk(snap)
+        assert snap._pod_groups == want_groups  # filled by the one pass
+        want_walk, want_scan = walk_bound(snap.pods), _runtime_scan(snap.pods)
+        assert walk == want_walk and scan == want_scan
+        assert walk.gpu_named and scan.intent is not None

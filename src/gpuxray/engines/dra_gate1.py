@@ -171,8 +171,7 @@ def walk(snap: Snapshot, pod: Pod) -> Gate1:
             if _walk_alternatives(snap, pod, c, req, pinned, g):
                 return g
     # every request alone can be met; together?
-    admitted = [n for n in snap.nodes if _admissible(snap, pod, n).ok
-                and (pinned is None or n.metadata.name in pinned)]
+    admitted = _admitted(snap, pod, pinned)
     # The scheduler filters every node, and an allocator error on any one (an "All" request
     # whose constraint cannot hold) aborts the attempt: where one is possible, look at all.
     may_error = any(alt.allocation_mode == ALLOCATION_ALL and c.spec.devices.constraints
@@ -319,6 +318,20 @@ def _per_node(snap: Snapshot, drivers: tuple[str, ...], sels: tuple[tuple[str, s
     return memo(snap, ("dra-per-node", drivers, sels), compute)
 
 
+def _admitted(snap: Snapshot, pod: Pod, pinned: set[str] | None) -> list[Node]:
+    """The nodes that admit the pod (and that its allocated claims pin it to), in node order:
+    once per pod shape, not once per pod (a pass over the fleet for each pending pod)."""
+    key = ("dra-admitted", _shape(pod), None if pinned is None else tuple(sorted(pinned)))
+    return memo(snap, key, lambda: [n for n in snap.nodes if _admissible(snap, pod, n).ok
+                                    and (pinned is None or n.metadata.name in pinned)])
+
+
+def _driver_devices(snap: Snapshot, drivers: tuple[str, ...]) -> list[dra.PoolDevice]:
+    """The current pools' devices of ``drivers``, once per driver set."""
+    return memo(snap, ("dra-driver-devices", drivers),
+                lambda: [pd for pd in dra.view(snap).devices if pd.driver in drivers])
+
+
 def _admissible(snap: Snapshot, pod: Pod, node: Node) -> Admissibility:
     """Admissibility per pod shape and node, shared by the pods of one job (gate1's shape)."""
     table = _adm_table(snap, pod)
@@ -438,7 +451,7 @@ def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Reque
                              driver=", ".join(drivers), detail=detail, claim=cname,
                              request=rname)
             return True
-        pool_devices = [pd for pd in v.devices if pd.driver in drivers]
+        pool_devices = _driver_devices(snap, tuple(drivers))
         if not pool_devices:
             pools = [p for p in v.pools.values() if p.driver in drivers]
             detail = (f"{len(pools)} pool(s) of {', '.join(drivers)} publish no device in their "
@@ -487,7 +500,8 @@ def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Reque
 
     per_node = _per_node(snap, tuple(drivers), sels)
     wanted = alt.count if alt.allocation_mode != ALLOCATION_ALL else 1
-    largest = max((len(x) for x in per_node.values()), default=0)
+    largest = memo(snap, ("dra-per-node-largest", tuple(drivers), sels),
+                   lambda: max((len(x) for x in per_node.values()), default=0))
     if largest < wanted and _silent_verdict(snap, pod, claim, rname, alt.device_class_name,
                                             drivers, f"at most {largest} matching device(s)",
                                             g):

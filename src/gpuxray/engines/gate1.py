@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import msgspec
@@ -31,7 +31,6 @@ from gpuxray.engines.capacity import (
     is_gpu_node,
     is_gpu_resource,
     label_base,
-    pod_requests,
 )
 from gpuxray.engines.scheduling import (
     ResourceFit,
@@ -283,8 +282,59 @@ def _free_table(snap: Snapshot, res: str) -> dict[str, int]:
         k: int(v.free) for k, v in _fit_table(snap, res).items()})
 
 
+@dataclass(frozen=True, slots=True)
+class _Leaf:
+    """One requested resource walked for a pod *shape*: its steps, and the verdict or
+    conclusion, as computed for the first pod of the shape."""
+
+    steps: tuple[Step, ...]
+    done: bool
+    verdict: Finding | None
+    conclusion: str
+    pod_line: bool  # the verdict's and the last step's first evidence line name the pod (GX201)
+
+
 def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bool:
-    """Walk one requested resource; True when a verdict (or a final conclusion) was reached."""
+    """Walk one requested resource; True when a verdict (or a final conclusion) was reached.
+
+    Nothing of the walk reads the pod beyond its shape (tolerations, selector, affinity) and
+    requests, except the subject it names: pods of one shape share one walk, and each gets it
+    with its own subject (a job of 2,700 identical pods walks once, not 2,700 times)."""
+    key = ("gate1-leaf", _shape(pod), _requests_key(pod), res, qty)
+    leaf = memo(snap, key, lambda: _leaf(snap, pod, res, qty))
+    subject = pod_subject(pod)
+    steps, v = leaf.steps, leaf.verdict
+    if v is not None and v.subject != subject:
+        if leaf.pod_line:
+            line = _tolerations_ev(snap, pod, subject)
+            last = steps[-1]
+            steps = (*steps[:-1], replace(last, evidence=(line, *last.evidence[1:])))
+            v = replace(v, subject=subject, evidence=(line, *v.evidence[1:]))
+        else:
+            v = replace(v, subject=subject)
+    g.steps.extend(steps)
+    if v is not None:
+        g.verdict = v
+    if leaf.conclusion:
+        g.conclusion = leaf.conclusion
+    return leaf.done
+
+
+def _tolerations_ev(snap: Snapshot, pod: Pod, subject: Subject) -> Evidence:
+    return snap.ev(Input.PODS, f"{subject}: tolerations "
+                   f"{[f'{t.key}:{t.operator}:{t.effect}' for t in pod.spec.tolerations]}"
+                   f", nodeSelector {pod.spec.node_selector or {}}")
+
+
+def _leaf(snap: Snapshot, pod: Pod, res: str, qty: int) -> _Leaf:
+    g = Gate1()
+    done = _walk_resource_once(snap, pod, res, qty, g)
+    v = g.verdict
+    return _Leaf(tuple(g.steps), done, v, g.conclusion, v is not None and v.code == "GX201"
+                 and v.subject.kind == "Pod")
+
+
+def _walk_resource_once(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bool:
     subject = pod_subject(pod)
     nodes = snap.nodes
     view = resource_view(snap, res)
@@ -334,9 +384,7 @@ def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bo
             by_reason.setdefault(f"{a.reason}: {a.detail}", []).append(name)
         reasons = "; ".join(f"{_names(v)} — {k}" for k, v in sorted(by_reason.items()))
         ev = [snap.ev(Input.NODES, f"{a.node}: {a.reason} ({a.detail})") for a in adm.values()]
-        ev.insert(0, snap.ev(Input.PODS, f"{subject}: tolerations "
-                             f"{[f'{t.key}:{t.operator}:{t.effect}' for t in pod.spec.tolerations]}"
-                             f", nodeSelector {pod.spec.node_selector or {}}"))
+        ev.insert(0, _tolerations_ev(snap, pod, subject))
         g.add("GPU nodes admit the pod (taints, nodeSelector, affinity)", "fail", reasons,
               ev[:MAX_LISTED + 1])
         g.verdict = fail("GX201", subject, ev[:MAX_LISTED + 1], resource=res,
@@ -468,9 +516,15 @@ def _whole_fit(snap: Snapshot, pod: Pod, fitting: list[Node]) -> tuple[list[str]
     return free_nodes, what_set
 
 
-def _requests_key(pod: Pod) -> tuple[tuple[str, Fraction], ...]:
-    """What ``non_gpu_misfits`` reads of a pod: its effective requests."""
-    return tuple(sorted(pod_requests(pod).items()))
+def _requests_key(pod: Pod) -> bytes:
+    """What ``pod_requests`` (and so ``non_gpu_misfits``) reads of a pod: its containers'
+    resources, init containers' with their restart policy, and the overhead — as written, so
+    two pods with one key have the same effective requests (a cheap key: a pending storm
+    computes it per pod)."""
+    spec = pod.spec
+    return msgspec.json.encode(([c.resources for c in spec.containers],
+                                [(c.resources, c.restart_policy) for c in spec.init_containers],
+                                spec.overhead))
 
 
 def _base_shape(pod: Pod) -> bytes:
@@ -483,13 +537,12 @@ def _classify(snap: Snapshot, candidates: list[Node], fits: dict[str, ResourceFi
     """Admissible nodes without room, by why: not advertising (would fit by its GFD count),
     unhealthy devices (would fit if healthy), or full; plus free GPUs summed and the most on
     one node."""
-    acct = accounting(snap)
     not_adv: list[Node] = []
     unhealthy: list[Node] = []
     full: list[Node] = []
     for n in candidates:
         f = fits[n.metadata.name]
-        used = acct.allocated.get(n.metadata.name, {}).get(res, Fraction(0))
+        used = f.used  # the accounting's GPUs bound to the node (resource_fit)
         if f.capacity == 0:
             exp = _expected(n, res)
             if exp is None or exp - used >= qty:
@@ -499,7 +552,8 @@ def _classify(snap: Snapshot, candidates: list[Node], fits: dict[str, ResourceFi
             unhealthy.append(n)
             continue
         full.append(n)
-    frees = [max(int(fits[n.metadata.name].free), 0) for n in candidates]
+    free_now = _free_table(snap, res)
+    frees = [max(free_now[n.metadata.name], 0) for n in candidates]
     return not_adv, unhealthy, full, sum(frees), max(frees, default=0)
 
 

@@ -37,8 +37,10 @@ class BoundWalk:
 
 def bound_walk(snap: Snapshot) -> BoundWalk:
     """Gate 1's walk (seed §2), once per snapshot. Reads only PodCore fields, so ``capacity``'s
-    core pods and whole pods alike."""
-    return memo(snap, "bound-walk", lambda: walk_bound(snap.pods))
+    core pods and whole pods alike; of whole pods it comes from :func:`fleet_walk`."""
+    if snap.core_pods:
+        return memo(snap, "bound-walk", lambda: walk_bound(snap.pods))
+    return fleet_walk(snap)[0]
 
 
 def walk_bound(pods: Sequence[PodCore]) -> BoundWalk:
@@ -79,7 +81,86 @@ def runtime_scan(snap: Snapshot) -> RuntimeScan:
     a snapshot of :class:`~gpuxray.model.k8s.PodCore` has no env or statuses to read."""
     if snap.core_pods:
         raise ValueError("runtime_scan needs whole pods; this snapshot holds PodCore")
-    return memo(snap, "runtime-scan", lambda: _runtime_scan(snap.pods))
+    return fleet_walk(snap)[1]
+
+
+def fleet_walk(snap: Snapshot) -> tuple[BoundWalk, RuntimeScan]:
+    """Gate 1's and gate 2's screens, and the Snapshot's pod groupings (per node, namespace,
+    key; unbound; naming a RuntimeClass), in one pass over whole pods. ``check`` asks for all
+    of them, and on 100k pods each separate pass cost 0.1–0.15 s, mostly in walking the list
+    and reaching each pod's spec and status again (measured: one pass 0.25 s, three 0.36 s).
+    The groupings are handed to the Snapshot only when it has not built them itself yet."""
+    return memo(snap, "fleet-walk", lambda: _fleet_walk(snap))
+
+
+def _fleet_walk(snap: Snapshot) -> tuple[BoundWalk, RuntimeScan]:
+    groups = "_pod_groups" not in snap.__dict__
+    by_node: dict[str, list[Pod]] = defaultdict(list)
+    by_ns: dict[str, list[Pod]] = defaultdict(list)
+    unbound: list[Pod] = []
+    with_rc: list[Pod] = []
+    by_key: dict[tuple[str, str], Pod] = {}
+    live: dict[str, list[PodCore]] = defaultdict(list)
+    named: list[PodCore] = []
+    intent: list[Pod] = []
+    troubled: list[Pod] = []
+    vendor, env_name, join = GPU_VENDOR, VISIBLE_DEVICES, "".join
+    for pod in snap.pods:
+        spec = pod.spec
+        if groups:  # exactly Snapshot._pod_groups
+            meta = pod.metadata
+            ns = meta.namespace or "default"
+            by_ns[ns].append(pod)
+            by_key[(ns, meta.name)] = pod
+            if spec.runtime_class_name:
+                with_rc.append(pod)
+        node = spec.node_name
+        if not node:
+            if groups:
+                unbound.append(pod)
+            continue
+        if groups:
+            by_node[node].append(pod)
+        status = pod.status
+        phase = status.phase
+        if phase == "Succeeded":
+            continue
+        statuses = status.container_statuses  # troubled: not Running, or a container not
+        if phase != "Running" or not statuses:  # ready or restarted
+            troubled.append(pod)
+        else:
+            for st in statuses:
+                if not st.ready or st.restart_count:
+                    troubled.append(pod)
+                    break
+        if phase == "Failed":  # terminal: neither counted on its node nor intent
+            continue
+        live[node].append(pod)
+        containers = spec.containers
+        if spec.init_containers or spec.overhead:
+            named.append(pod)
+        else:
+            for c in containers:  # as walk_bound
+                res = c.resources
+                if vendor in join(res.limits) or vendor in join(res.requests):
+                    named.append(pod)
+                    break
+        if vendor in join(pod.metadata.annotations):  # as _runtime_scan
+            intent.append(pod)
+            continue
+        for c in containers:
+            for e in c.env:
+                if e.name == env_name:
+                    intent.append(pod)
+                    break
+            else:
+                continue
+            break
+    if groups and "_pod_groups" not in snap.__dict__:
+        # the Snapshot's cached property, filled from this pass (functools.cached_property
+        # reads the instance dict first)
+        snap.__dict__["_pod_groups"] = (dict(by_node), dict(by_ns), unbound, with_rc, by_key)
+    return BoundWalk(dict(live), named), RuntimeScan(intent, troubled)
 
 
 def _runtime_scan(pods: list[Pod]) -> RuntimeScan:

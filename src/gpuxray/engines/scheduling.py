@@ -9,6 +9,7 @@ TaintToleration, NodeAffinity (nodeSelector + required affinity), then NodeResou
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -74,9 +75,11 @@ class FitMessage:
     reasons: dict[str, int]
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_fit_error(message: str) -> FitMessage | None:
     """``0/5 nodes are available: 2 Insufficient nvidia.com/gpu, 3 node(s) had untolerated
-    taint {…}. preemption: …`` → counts per reason."""
+    taint {…}. preemption: …`` → counts per reason. Cached: the pods of one job repeat one
+    message, and a pending storm has thousands of them (the result is read, never changed)."""
     m = _FIT_RE.match(message.strip())
     if not m:
         return None
