@@ -12,7 +12,9 @@ config). The lines and their upstream sources are the signature catalog's
 - GX417: the plugin/GFD may not monitor MIG devices (NVML ``Insufficient Permissions``).
 - GX418: the driver container cannot unload the host's NVIDIA modules (``driver is in use``).
 - GX512: the toolkit wrote its runtime to a file containerd does not read.
-- GX513: containerd's config disables its CRI plugin (``disabled_plugins = ["cri"]``).
+- GX513: containerd's config disables its CRI plugin (``disabled_plugins = ["cri"]``); kubelet's
+  ``unknown service runtime.v1.RuntimeService`` alone does not decide it (a CRI plugin that
+  failed to load looks the same).
 - GX514: the device plugin runs without the NVIDIA runtime (``Incompatible strategy detected``,
   ``could not load NVML library``).
 """
@@ -47,7 +49,7 @@ def _pod_code(snap: Snapshot, code: str) -> Iterator[Finding]:
                    node=pod.spec.node_name, cause=mine[0].match.signature.primary)
 
 
-def _host_code(host: HostFacts, code: str) -> list[Evidence]:
+def _host_code(host: HostFacts, code: str, deciding_only: bool = False) -> list[Evidence]:
     evs: list[Evidence] = []
     matcher = default_matcher()
     texts = [("cmd", n, host.cmds.get(n)) for n in HOST_TEXTS] + \
@@ -56,7 +58,8 @@ def _host_code(host: HostFacts, code: str) -> list[Evidence]:
         if not text:
             continue
         for m in matcher.scan_text(text):
-            if CAUSE_BY_ID[m.signature.primary].code == code:
+            if CAUSE_BY_ID[m.signature.primary].code == code and \
+                    (m.signature.deciding or not deciding_only):
                 ev = Evidence(host.source(kind, name), f"line {m.lineno}: {m.line[:300]}")
                 if ev not in evs:
                     evs.append(ev)
@@ -117,7 +120,7 @@ def driver_gpu_unsupported(snap: Snapshot) -> Iterator[Finding]:
 @check("GX513", needs=(Input.HOSTS,))
 def containerd_cri_disabled(snap: Snapshot) -> Iterator[Finding]:
     """``disabled_plugins`` holding the CRI plugin, read from the parsed root config (any
-    layout) or from kubelet's ``unknown service runtime.v1.RuntimeService``."""
+    layout) or from a deciding line of the host's texts."""
     for host in sorted(snap.hosts.values(), key=lambda h: h.node):
         evs: list[Evidence] = []
         text = host.files.get(ROOT_CONFIG)
@@ -131,7 +134,10 @@ def containerd_cri_disabled(snap: Snapshot) -> Iterator[Finding]:
                     d in ("cri", "io.containerd.grpc.v1.cri") for d in disabled):
                 evs.append(Evidence(host.source("files", ROOT_CONFIG),
                                     f"disabled_plugins = {disabled}"))
-        evs += [e for e in _host_code(host, "GX513") if "disabled_plugins" not in e.detail]
+        # kubelet's "unknown service runtime.v1.RuntimeService" alone is also what a CRI
+        # plugin that failed to load gives (GX509): only a deciding line counts here
+        evs += [e for e in _host_code(host, "GX513", deciding_only=True)
+                if "disabled_plugins" not in e.detail]
         if evs:
             yield fail("GX513", Subject("Node", host.node), evs[:MAX_EVIDENCE],
                        subject_desc=host.node, node=host.node, line=evs[0].detail)

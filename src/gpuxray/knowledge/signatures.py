@@ -531,7 +531,8 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("Error: no config was set, no default was provided, and all fallbacks "
                     "failed", DP + "cmd/config-manager/main.go"))),
     _s("plugin-invalid-sharing", "config file|validate flags|replicas must be|invalid --",
-       r"error parsing config file|unable to parse config file|unable to validate flags|"
+       r"^(?!.*(?:fata\[\d+\]|mig-config|mig-devices|mig-enabled|for 'devices'))"
+       r".*error parsing config file|unable to parse config file|unable to validate flags|"
        r"number of replicas must be >= 2|invalid --(?:device-list-strategy|"
        r"shared-devices-allocation-policy|device-id-strategy) option",
        {"plugin-config-invalid": 3.5}, (LOG,), True,
@@ -735,13 +736,22 @@ SIGNATURES: tuple[Signature, ...] = (
                     OGKM + "src/nvidia/arch/nvalloc/unix/src/osinit.c"),
                  _x("NVRM: RmInitAdapter failed! (0x26:0xffff:1227)",
                     GH + "NVIDIA/open-gpu-kernel-modules/issues/19"))),
-    _s("nvrm-gpu-unsupported", "installed in this system is not supported",
-       r"installed in this system is not supported by (?:open|the)",
+    # the open module refusing a GPU without GSP (or, in 515, any non-data-center GPU), and the
+    # proprietary module refusing a GPU that needs the open one (Blackwell)
+    _s("nvrm-gpu-unsupported", "installed in this system|only ready for use on data center",
+       r"installed in this system is not supported by (?:open|the)|"
+       r"installed in this system requires use of the nvidia open kernel modules|"
+       r"open nvidia\.ko is only ready for use on data center gpus",
        {"gpu-unsupported": 4.0}, (DMESG, LOG), True,
        examples=(_x("NVRM: installed in this system is not supported by open",
                     OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c"),
                  _x("[   38.034696] NVRM: installed in this system is not supported by the",
-                    GH + "NVIDIA/nvtrust/issues/55"))),
+                    GH + "NVIDIA/nvtrust/issues/55"),
+                 _x("NVRM: installed in this system requires use of the NVIDIA open kernel "
+                    "modules.", GH + "awslabs/amazon-eks-ami/pull/2769"),
+                 _x("[    3.513141] NVRM: Open nvidia.ko is only ready for use on Data Center "
+                    "GPUs.", "NVIDIA/open-gpu-kernel-modules@515.43.04:src/nvidia/arch/nvalloc/"
+                    "unix/src/osinit.c"))),
     _s("nouveau-in-use", "nouveau",
        r"nouveau kernel driver is (?:currently )?in use|"
        r"^\s*nouveau\s+\d+\s+\d+|\bnouveau \d{4}:[0-9a-f]{2}:",
@@ -759,6 +769,52 @@ SIGNATURES: tuple[Signature, ...] = (
                     "kmod-project/kmod@v31:tools/modprobe.c"),
                  _x("modprobe: ERROR: could not insert 'nvidia': Required key not available",
                     "https://en.opensuse.org/SDB:NVIDIA_drivers"))),
+    # nvidia-installer's own account of a module that would not load (kernel.c
+    # ignore_kernel_module_load_error): unsigned or untrusted under enforcement
+    _s("installer-module-unsigned", "not signed by a key|does not trust any key|"
+       "secure boot is enabled on this system|also has uefi secure boot enabled",
+       r"was not signed by a key that is trusted by the kernel|"
+       r"kernel does not trust any key which is capable of verifying|"
+       r"secure boot is enabled on this system, so this is likely|"
+       r"this system also has uefi secure boot enabled",
+       {"secure-boot": 4.0}, (LOG,), True,
+       examples=(_x("ERROR: The kernel module failed to load. Secure boot is enabled on this "
+                    "system, so this is likely because it was not signed by a key that is "
+                    "trusted by the kernel. Please try installing the driver again, and sign "
+                    "the kernel module when prompted to do so.", INST + "kernel.c"),
+                 _x("The signed kernel module failed to load, because the kernel does not trust "
+                    "any key which is capable of verifying the module signature.",
+                    "NVIDIA/nvidia-installer@470.57.02:kernel.c"),
+                 _x("The target kernel has CONFIG_MODULE_SIG set, which means that it supports "
+                    "cryptographic signatures on kernel modules. On some systems, the kernel may "
+                    "refuse to load modules without a valid signature from a trusted key. This "
+                    "system also has UEFI Secure Boot enabled; many distributions enforce module "
+                    "signature verification on UEFI systems when Secure Boot is enabled.",
+                    INST + "install-from-cwd.c"))),
+    # the installer's "Kernel module load error: <strerror>": the errno says which look-alike
+    # (EPERM/ENOKEY/EKEYREJECTED under signature enforcement, ENODEV when another driver holds
+    # the GPU or none is supported, ENOEXEC/EINVAL for a module built against other sources,
+    # EEXIST for modules already loaded)
+    _s("installer-load-errno-signature", "kernel module load error",
+       r"kernel module load error: (?:operation not permitted|required key not available|"
+       r"key was rejected by service)",
+       {"secure-boot": 2.5, "driver-in-use": 0.25}, (LOG,),
+       examples=(_x("Kernel module load error: Operation not permitted", INST + "kernel.c"),
+                 _x("Kernel module load error: Required key not available",
+                    "NVIDIA/nvidia-installer@470.57.02:kernel.c"))),
+    _s("installer-load-errno-nodev", "kernel module load error",
+       r"kernel module load error: no such device",
+       {"nouveau": 1.5, "gpu-unsupported": 1.0, "gpu-init": 0.5}, (LOG,),
+       examples=(_x("Kernel module load error: No such device", INST + "kernel.c"),)),
+    _s("installer-load-errno-build", "kernel module load error",
+       r"kernel module load error: (?:exec format error|invalid argument|"
+       r"invalid module format|unknown symbol)",
+       {"kernel-headers": 2.0}, (LOG,),
+       examples=(_x("Kernel module load error: Exec format error", INST + "kernel.c"),)),
+    _s("installer-load-errno-exists", "kernel module load error",
+       r"kernel module load error: file exists",
+       {"driver-in-use": 2.0}, (LOG,),
+       examples=(_x("Kernel module load error: File exists", INST + "kernel.c"),)),
     _s("secure-boot-lockdown", "lockdown|unsigned module is rejected",
        r"lockdown: .*unsigned module loading is restricted|loading of unsigned module is rejected",
        {"secure-boot": 4.0}, (DMESG,), True,
@@ -1021,6 +1077,18 @@ SIGNATURES: tuple[Signature, ...] = (
                     MIG + "cmd/nvidia-mig-parted/apply/config.go"),
                  _x('level=fatal msg="Error applying MIG configuration with hooks: unable to apply '
                     'MIG config with MIG mode disabled"', GH + "NVIDIA/gpu-operator/issues/1845"))),
+    # mig-parted reads its own config with the same words as the device plugin ("error parsing
+    # config file: %v"); its CLI dies with logrus' FATA and the error names the MIG schema
+    _s("mig-parted-config", "parsing config file",
+       r"fata\[\d+\] error parsing config file|"
+       r"error parsing config file: .*(?:mig-configs|mig-devices|mig-enabled|for 'devices')",
+       {"mig-failed": 4.0}, (LOG,), True,
+       examples=(_x("FATA[0000] Error parsing config file: unmarshal error: error unmarshaling "
+                    "JSON: while decoding JSON: invalid string input for 'devices': 7",
+                    MIG + "cmd/nvidia-mig-parted/apply/apply.go"),
+                 _x("Error parsing config file: unmarshal error: error unmarshaling JSON: "
+                    'json: unknown field "mig-devicess" in mig-configs',
+                    "NVIDIA/mig-parted@v0.5.5:cmd/nvidia-mig-parted/assert/assert.go"))),
     # mig-parted's apply steps under the manager (each wraps the NVML error that stopped it)
     _s("mig-parted-step-failed", "mig|resetting all gpus",
        r"cannot set mig (?:config|mode) on non mig-capable gpu|error setting migconfig|"
@@ -1168,6 +1236,16 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x('level=warning msg="failed to load plugin" error="unable to load CRI runtime '
                     'service plugin dependency: invalid plugin config"',
                     CD + "plugins/cri/cri.go"))),
+    # a runtime entry without runtime_type: containerd creates the container with no runtime
+    # name and its metadata store refuses it (the handler is configured, but unusably)
+    _s("containerd-runtime-name-unset", "runtime.name must be set",
+       r"container\.runtime\.name must be set",
+       {"containerd-config": 3.5, "handler-missing": 0.5}, (EVENT, STATUS, LOG, JOURNAL), True,
+       examples=(_x("failed to create containerd container: create container failed validation: "
+                    "container.Runtime.Name must be set: invalid argument",
+                    "containerd/containerd@v2.1.4:core/metadata/containers.go"),
+                 _x("container.Runtime.Name must be set: invalid argument",
+                    "containerd/containerd@v1.6.20:metadata/containers.go"))),
     # The toolkit reads the containerd config with go-toml: its parse errors ("(line, col): …")
     # follow the installer's "unable to load config" (knowledge audit §9: not the plugin's).
     _s("toolkit-config-parse", "unable to load config",
@@ -1179,17 +1257,27 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("unable to load config: failed to load config: failed to run command chroot "
                     "[/host containerd config dump]: exit status 1",
                     CTK + "cmd/nvidia-ctk-installer/container/runtime/containerd/containerd.go"))),
-    _s("cri-plugin-disabled", "disabled_plugins|unknown service runtime",
-       r"^\s*disabled_plugins\s*=\s*\[[^\]]*[\"'](?:io\.containerd\.grpc\.v1\.)?cri[\"']|"
-       r"unknown service runtime\.v1(?:alpha2)?\.(?:runtime|image)service",
+    _s("cri-plugin-disabled", "disabled_plugins",
+       r"^\s*disabled_plugins\s*=\s*\[[^\]]*[\"'](?:io\.containerd\.grpc\.v1\.)?cri[\"']",
        {"cri-disabled": 4.0}, (CONFIG, JOURNAL, LOG), True,
        examples=(_x('disabled_plugins = ["cri"]',
-                    "docker/containerd-packaging@v1.7.27-1:common/containerd.toml"),
-                 _x('"command failed" err="failed to run Kubelet: validate service connection: '
+                    "docker/containerd-packaging@v1.7.27-1:common/containerd.toml"),)),
+    # kubelet (or crictl) finding no CRI service on the socket: the CRI plugin is not loaded,
+    # because the config disables it or because it failed to load (a config it cannot read);
+    # only the config tells which
+    _s("cri-service-missing", "unknown service runtime|runtime api is not implemented",
+       r"unknown service runtime\.v1(?:alpha2)?\.(?:runtime|image)service|"
+       r"cri v1 (?:runtime|image) api is not implemented for endpoint",
+       {"cri-disabled": 2.0, "containerd-config": 1.5}, (JOURNAL, LOG),
+       examples=(_x('"command failed" err="failed to run Kubelet: validate service connection: '
                     'validate CRI v1 runtime API for endpoint \\"unix:///run/containerd/'
                     'containerd.sock\\": rpc error: code = Unimplemented desc = unknown service '
                     'runtime.v1.RuntimeService"',
-                    K + "pkg/kubelet/kuberuntime/kuberuntime_manager.go"))),
+                    K + "pkg/kubelet/kuberuntime/kuberuntime_manager.go"),
+                 _x('level=fatal msg="validate service connection: CRI v1 runtime API is not '
+                    'implemented for endpoint \\"unix:///var/run/containerd/containerd.sock\\": '
+                    'rpc error: code = Unimplemented desc = unknown service '
+                    'runtime.v1.RuntimeService"', GH + "containerd/containerd/issues/8032"))),
     # The toolkit wrote its runtime where the daemon does not look: the 2.x default imports
     # glob is conf.d (not config.d); k3s/RKE2 regenerate config.toml from config.toml.tmpl.
     _s("runtime-config-elsewhere", "wrote updated config to",
@@ -1241,14 +1329,24 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("different OS versions found for the same kernel version 5.15.0-105-generic, "
                     "unsupported configuration", OP + "controllers/object_controls.go"),)),
     # ---- NFD / GFD labels (seed §1) -------------------------------------------------------------
+    # (v0.6 quotes with ', v0.8-v0.15 with %q, v0.16+ drops the name from the error and
+    # logs the label key beside it)
     _s("nfd-label-denied", "not allowed",
-       r"namespace \\?\"?nvidia\.com\\?\"? is not allowed",
+       r"namespace ['\"\\]*nvidia\.com['\"\\]* is not allowed|"
+       r"namespace is not allowed\W+labelkey\W+nvidia\.com/",
        {"gfd-labels": 4.0}, (LOG,), True,
        examples=(_x('E1129 11:20:03.512345 1 nfd-master.go:642] "ignoring label" err="namespace '
                     '\\"nvidia.com\\" is not allowed" labelKey="nvidia.com/gpu.product" '
                     'labelValue="NVIDIA-A100-SXM4-80GB"', NFD),
                  _x('E1129 11:20:03.512345 1 nfd-master.go:409] Namespace "nvidia.com" is not '
-                    'allowed. Ignoring label "nvidia.com/gpu.product"', NFD12))),
+                    'allowed. Ignoring label "nvidia.com/gpu.product"', NFD12),
+                 _x("2020/11/24 09:15:59 Namespace 'nvidia.com' is not allowed. Ignoring label "
+                    "'nvidia.com/cuda.runtime.major'", "kubernetes-sigs/node-feature-discovery@"
+                    "v0.6.0:pkg/nfd-master/nfd-master.go"),
+                 _x('E0312 10:02:10.000000 1 nfd-master.go:477] "ignoring label" err="namespace '
+                    'is not allowed" labelKey="nvidia.com/gpu.product" labelValue="NVIDIA-H100"',
+                    "kubernetes-sigs/node-feature-discovery@v0.18.0:pkg/nfd-master/"
+                    "nfd-master.go"))),
     # ---- operands in Init (seed §4) -------------------------------------------------------------
     _s("validator-driver-retry", "failed to validate the driver",
        r"failed to validate the driver, retrying", {"driver-failing": 1.5, "operand-init": 1.0},
@@ -1511,6 +1609,9 @@ CAUSE_CHAIN: tuple[CauseLink, ...] = (
               "stage and every later operand wait: " + OP + "cmd/nvidia-validator/main.go)")
     for root in ("nouveau", "secure-boot", "kernel-headers", "precompiled-kernel",
                  "driver-os-mismatch", "driver-in-use", "gpu-unsupported", "gpu-init")),
+    CauseLink("gpu-unsupported", ("gpu-init",),
+              OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c (the module that refuses the GPU "
+              "then fails to initialise it: RmInitAdapter failed)"),
     CauseLink("driver-failing", ("operand-init", "nvml-init", "not-advertised",
                                  "injection-failed"),
               OP + "cmd/nvidia-validator/main.go (driver validation gates the later operands)"),
@@ -1587,14 +1688,17 @@ class Component:
 COMPONENTS: tuple[Component, ...] = (
     Component("driver-container",
               r"nvidia software installer|starting installation of nvidia driver",
-              r"nvidia-driver-ctr|nvidia-driver-daemonset|k8s-driver-manager",
+              # its pod and container names, and the volumes only its DaemonSet mounts
+              r"nvidia-driver-ctr|nvidia-driver-daemonset|k8s-driver-manager|"
+              r"mlnx-ofed-usr-src|run-mellanox-drivers|nv-firmware",
               r"done, now waiting for signal|userspace-only install complete",
               (("kernel-headers", 0.4), ("precompiled-kernel", 0.35), ("driver-failing", 0.3),
                ("driver-os-mismatch", 0.25), ("driver-in-use", 0.2)),
               DRV + "ubuntu22.04/nvidia-driver (banner \"NVIDIA Software Installer\", "
               "\"Starting installation of NVIDIA driver version %s\", \"Done, now waiting for "
-              "signal\")"),
-    Component("fabric-manager", "", r"fabricmanager|fabric manager|nvswitch", "",
+              "signal\"); " + OP + "assets/state-driver/0500_daemonset.yaml (volumes)"),
+    Component("fabric-manager", "",
+              r"nv-fabricmanager|nvidia-fabricmanager\.service|fabric manager|nvswitch", "",
               (("fm-missing", 0.45), ("fm-version", 0.4)),
               DRV + "ubuntu22.04/nvidia-driver (\"Starting NVIDIA fabric manager daemon...\")"),
     Component("container-toolkit",
@@ -1661,9 +1765,11 @@ COMPONENTS: tuple[Component, ...] = (
 )
 
 # Words of trouble in any component's output (klog's E/W line prefixes, logrus/slog levels,
-# the pod states kubectl prints: kubernetes/kubernetes@v1.34.0:pkg/printers/internalversion/
-# printers.go): a paste of names only counts when it also shows one.
-TROUBLE = (r"^\s*[ew]\d{4} |level=(?:error|fatal|warning)|\b(?:error|failed|failure|fatal|"
+# a describe's Ready False condition, the pod states kubectl prints:
+# kubernetes/kubernetes@v1.34.0:pkg/printers/internalversion/printers.go): a paste of names
+# only counts when it also shows one.
+TROUBLE = (r"^\s*[ew]\d{4} |level=(?:error|fatal|warning)|^\s*(?:containers)?ready\s+false\b|"
+           r"\b(?:error|failed|failure|fatal|"
            r"unable|cannot|could not|couldn't|not found|no such|denied|refused|timed out|"
            r"crashloopbackoff|back-off|errimagepull|imagepullbackoff|pending|init:\d|"
            r"unhealthy|panic|insufficient|mismatch|invalid|not ready)\b")
