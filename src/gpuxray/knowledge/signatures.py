@@ -1236,6 +1236,15 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x('level=warning msg="failed to load plugin" error="unable to load CRI runtime '
                     'service plugin dependency: invalid plugin config"',
                     CD + "plugins/cri/cri.go"))),
+    # the sandbox's CNI plugin is not in the bin_dir the CRI config names: on a GPU node the
+    # usual way there is a rewritten (or replacing) config that dropped the platform's CNI
+    # settings for the defaults (/opt/cni/bin); a CNI never installed looks the same
+    _s("cni-plugin-not-in-path", "failed to find plugin",
+       r"failed to find plugin \W*[\w.-]+\W* in path \[",
+       {"dropin-overwrote": 1.5, "containerd-config": 0.75}, (EVENT, STATUS, LOG, JOURNAL),
+       examples=(_x('failed to setup network for sandbox "2b62": plugin type="gke" failed (add): '
+                    'failed to find plugin "gke" in path [/opt/cni/bin]',
+                    "containernetworking/cni@fab9cbe6:pkg/invoke/find.go"),)),
     # a runtime entry without runtime_type: containerd creates the container with no runtime
     # name and its metadata store refuses it (the handler is configured, but unusably)
     _s("containerd-runtime-name-unset", "runtime.name must be set",
