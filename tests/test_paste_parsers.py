@@ -379,3 +379,71 @@ def test_a_log_alone_makes_no_pod() -> None:
     snap = _evidence(text).snapshot
     assert snap.pods == [] and snap.logs == {}
     assert all(f.code != "GX403" for f in triage([("paste", text)]).findings)
+
+
+# ----- commands without a prompt, config files ---------------------------------------------------
+EKS_CONFIG = (REPO / "../shared/corpus/containerd/eks-al2-containerd-config-v2/config.toml")
+
+
+def _eks_config() -> str:
+    if not EKS_CONFIG.is_file():
+        pytest.skip("../shared/corpus is not next to this checkout")
+    return EKS_CONFIG.read_text()
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    ("journalctl -u containerd -o cat", paste.JOURNAL), ("sudo dmesg | grep -i nvrm", paste.DMESG),
+    ("nvidia-smi -q", paste.SMI_QUERY), ("lsmod | grep nvidia", paste.LSMOD),
+    ("mokutil --sb-state", paste.MOKUTIL), ("cat /etc/containerd/config.toml",
+                                            paste.CONTAINERD_TOML),
+    ("systemctl status containerd", paste.SYSTEMCTL_STATUS)])
+def test_a_command_on_its_own_line_names_its_output(line: str, kind: str) -> None:
+    (part,) = paste.split_paste(f"{line}\nsome_output = 1\n")
+    assert part.kind == kind and part.command == line.removeprefix("sudo ")
+
+
+@pytest.mark.parametrize("line", ["nvidia-smi: command not found", "containerd: toml: cannot "
+                                  "load TOML value", "containerd containerd.io 1.4.12 7b11cfaa",
+                                  "dmesg shows nothing"])
+def test_output_lines_are_not_taken_for_commands(line: str) -> None:
+    (part,) = paste.split_paste(line + "\n")
+    assert part.command == "" and line in part.text
+
+
+def test_a_cat_file_ends_where_toml_ends() -> None:
+    """A `cat` without a prompt after it: what follows the file is its own part."""
+    text = ("cat /etc/containerd/config.toml\nversion = 2\nimports = [\n  \"/a.toml\",\n]\n"
+            "[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n"
+            "  default_runtime_name = \"runc\"\n"
+            "Failed to create pod sandbox: no runtime for \"nvidia\" is configured\n")
+    toml, rest = paste.split_paste(text)
+    assert toml.kind == paste.CONTAINERD_TOML and toml.text.count("\n") == 6
+    assert rest.text.startswith("Failed to create") and rest.start == 8
+    # nvidia-container-toolkit#1430: the file under a comment naming its path
+    (part,) = paste.split_paste("# /etc/containerd/config.toml\nversion = 2\n")
+    assert part.kind == paste.CONTAINERD_TOML and part.unit == "/etc/containerd/config.toml"
+
+
+def test_root_config_alone_decides_the_handlers_only_without_unpasted_imports() -> None:
+    """EKS AL2's config.toml (runc only) imports /etc/containerd/config.d/*.toml: a drop-in
+    there may add nvidia, so the file alone does not show the handler missing; without the
+    import it does (GX301 with the handlers, a warning: toolkit use not shown)."""
+    cfg = _eks_config()
+    ev = _evidence("cat /etc/containerd/config.toml\n" + cfg)
+    assert list(ev.imports_unpasted.values()) == [["/etc/containerd/config.d/*.toml"]]
+    assert all(f.code != "GX301" for f in triage([("p", "cat /etc/containerd/config.toml\n"
+                                                   + cfg)]).findings)
+    alone = cfg.replace('imports = ["/etc/containerd/config.d/*.toml"]', "")
+    r = triage([("p", "cat /etc/containerd/config.toml\n" + alone)])
+    gx301 = [f for f in r.findings if f.code == "GX301" and "runtimes" in f.params]
+    assert gx301 and gx301[0].params["runtimes"] == ["runc"]
+
+
+def test_labels_of_a_yaml_or_json_excerpt() -> None:
+    for text in ('    labels:\n      feature.node.kubernetes.io/pci-10de.present: "true"\n'
+                 '      nvidia.com/gpu.present: "true"\n',
+                 '"labels": {\n  "feature.node.kubernetes.io/pci-10de.present": "true",\n'
+                 '  "nvidia.com/gpu.present": "true"\n}\n'):
+        (node,) = _evidence(text).snapshot.nodes
+        assert node.metadata.labels == {"feature.node.kubernetes.io/pci-10de.present": "true",
+                                        "nvidia.com/gpu.present": "true"}

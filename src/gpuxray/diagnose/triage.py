@@ -588,7 +588,10 @@ def triage(texts: Iterable[tuple[str, str]],
     checked = [f for f in checked if not (f.code in LABEL_CODES and f.subject.kind == "Node"
                                           and f.subject.name in evidence.labels_unknown)
                and not (f.code in STATUS_CODES and f.subject.kind == "ClusterPolicy"
-                        and f.subject.name in evidence.status_unknown)]
+                        and f.subject.name in evidence.status_unknown)
+               and not (f.code == "GX301" and f.params.get("from_files")
+                        and not f.params.get("from_events")
+                        and f.subject.name in evidence.imports_unpasted)]
     check_scores, check_fails, unknowns = _score_checks(checked)
     stage = [cs for _n, text in zip(names, (t.text for t in inputs), strict=True)
              for cs in driver_log_stage(text) + operand_events(text)

@@ -8,10 +8,12 @@ never a traceback.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import sys
 import textwrap
+import tomllib
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -219,6 +221,9 @@ class PasteEvidence:
     # ClusterPolicies built from values or a spec excerpt: their status is not pasted, so a
     # status check would read "not shown" as "empty"
     status_unknown: set[str] = field(default_factory=set)
+    # hosts whose pasted root config imports files the paste does not hold: the handlers those
+    # files add are unknown, so "no nvidia handler in the files" is not shown
+    imports_unpasted: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _strip_imports(toml_text: str) -> str:
@@ -440,9 +445,34 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
             node.metadata.labels = labels
             nodes[PASTED_HOST] = node
     snap = _snapshot(nodes, pods, events, rcs, dss, cps, cmds, files, operator_ns, logs)
+    unpasted = _unpasted_imports(files)
     return PasteEvidence(snap, parts, kinds, plugin_cfgs, no_labels,
                          {c.metadata.name for c in cps if "gpuxray/pasted-from" in
-                          c.metadata.annotations})
+                          c.metadata.annotations},
+                         {h: unpasted for h in snap.hosts} if unpasted else {})
+
+
+def _unpasted_imports(files: dict[str, str]) -> list[str]:
+    """``imports`` of the pasted root config that match no pasted file (a `config dump` has
+    had its imports applied and removed: ``_strip_imports``)."""
+    text = files.get(ROOT_CONFIG)
+    if not text:
+        return []
+    try:
+        doc = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return []
+    imports = doc.get("imports")
+    if not isinstance(imports, list):
+        return []
+    out = []
+    for pat in imports[:100]:
+        if not isinstance(pat, str):
+            continue
+        key = pat.lstrip("/")
+        if not any(fnmatch.fnmatchcase(f, key) for f in files if f != ROOT_CONFIG):
+            out.append(pat)
+    return out
 
 
 HELM_POLICY = "cluster-policy"  # the name the chart gives its ClusterPolicy
@@ -533,6 +563,9 @@ def _table_pods(rows: list[tuple[pods_table.PodRow, str]],
 
 _LABEL = re.compile(r"(?:^|[\s,`'\"])((?:[a-z0-9-]+\.)+[a-z]+/[\w.-]{1,63})=([\w.-]{0,63})"
                     r"(?=$|[\s,`'\"])")
+# the same labels in a `-o yaml` (``key: "value"``) or `-o json` (``"key": "value",``) excerpt
+_LABEL_YAML = re.compile(r"^[ \t]*\"?((?:[a-z0-9-]+\.)+[a-z]+/[\w.-]{1,63})\"?:[ \t]*"
+                         r"[\"']?([\w.-]{0,63})[\"']?,?[ \t]*$")
 
 
 def _label_list(inputs: list[TextInput]) -> dict[str, str]:
@@ -541,8 +574,12 @@ def _label_list(inputs: list[TextInput]) -> dict[str, str]:
     labels: dict[str, str] = {}
     for ti in inputs:
         for line in ti.text.splitlines()[:20000]:
-            for m in _LABEL.finditer(line[:paste.MAX_LINE]):
+            line = line[:paste.MAX_LINE]
+            for m in _LABEL.finditer(line):
                 labels[m.group(1)] = m.group(2)
+            y = _LABEL_YAML.match(line)
+            if y:
+                labels[y.group(1)] = y.group(2)
     if not any(k.startswith("feature.node.kubernetes.io/pci-") for k in labels):
         return {}
     return labels

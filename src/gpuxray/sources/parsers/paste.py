@@ -60,8 +60,18 @@ _PROMPT = re.compile(r"^[ \t]*(?:\[[^\]\n]{0,80}\]|[\w.@-]{0,80}(?::[^\s$#]{0,12
 _BARE_KUBECTL = re.compile(r"^[ \t]*((?:kubectl|oc)\s+(?:describe|get|logs|events)\b.*)$")
 
 
+# A command pasted without its prompt, on a line of its own: only invocations whose shape no
+# program's output line has (the command word, then options, a pipe or a path; never a colon
+# after the word as in ``nvidia-smi: command not found``).
+_BARE_CMD = re.compile(
+    r"^[ \t]*((?:sudo\s+(?:-\S+\s+)*)?(?:"
+    r"nvidia-smi(?:\s+(?:-|mig\b|topo\b|\|).*)?|dmesg(?:\s+(?:-|\|).*)?|lsmod(?:\s*\|.*)?|"
+    r"mokutil\s+--sb-state|journalctl\s+-.*|systemctl\s+(?:status|show|cat)\s+[\w@.-]+.*|"
+    r"cat\s+/[\w./@-]+|containerd\s+config\s+dump.*|helm\s+get\s+values\b.*))[ \t]*$")
+
+
 def _prompt(line: str) -> str | None:
-    m = _PROMPT.match(line) or _BARE_KUBECTL.match(line)
+    m = _PROMPT.match(line) or _BARE_KUBECTL.match(line) or _BARE_CMD.match(line)
     if not m:
         return None
     cmd = m.group(1).strip()
@@ -382,9 +392,47 @@ def split_paste(text: str) -> list[Part]:
             lines = lines[:-1]
         if not any(ln.strip() for ln in lines):
             continue
+        if not cmd and lines:
+            # ``# /etc/containerd/config.toml``: a file shown under a comment naming its path
+            head = re.match(r"^[ \t]*#[ \t]*(/[\w./@-]{1,255}\.toml)[ \t]*$", lines[0])
+            if head:
+                cmd = f"cat {head.group(1)}"
         kind, unit = kind_of_command(cmd) if cmd else ("", "")
         if not kind or kind == GET_TABLE:
             sniffed = sniff(lines)
             kind = sniffed if (not kind or sniffed != TEXT) else kind
+        rest: list[str] = []
+        if kind in (CONTAINERD_TOML, CONTAINERD_DUMP):
+            lines, rest = toml_extent(lines)
         parts.append(Part(kind, "\n".join(lines) + "\n", cmd, unit, start))
+        if any(ln.strip() for ln in rest):
+            # what follows a `cat` of a file without a prompt of its own: typed by its shape
+            parts.append(Part(sniff(rest), "\n".join(rest) + "\n", "", "",
+                              start + len(lines)))
     return parts
+
+
+_TOML_LINE = re.compile(r"^[ \t]*(?:#.*|\[.*|[\w.\"'-]+[ \t]*=.*|[\]}][ \t,]*|)$")
+
+
+def toml_extent(lines: list[str]) -> tuple[list[str], list[str]]:
+    """A TOML file's lines and what follows them in a block: the file ends at the first line
+    that no TOML line looks like (no ``key =``, no ``[table]``, no comment), outside a
+    multi-line array or string. A malformed TOML line still has its ``=`` or ``[``, so it
+    stays in the file (the config checks report it)."""
+    depth, in_str = 0, False
+    for i, ln in enumerate(lines):
+        if in_str:
+            in_str = ln.count('"""') % 2 == 0 and ln.count("'''") % 2 == 0
+            continue
+        if depth > 0:
+            depth = max(0, depth + ln.count("[") - ln.count("]"))
+            continue
+        if not _TOML_LINE.match(ln):
+            return lines[:i], lines[i:]
+        if "=" in ln and not ln.lstrip().startswith("#"):
+            value = ln.split("=", 1)[1]
+            if value.count('"""') % 2 == 1 or value.count("'''") % 2 == 1:
+                in_str = True
+            depth = max(0, value.count("[") - value.count("]"))
+    return lines, []
