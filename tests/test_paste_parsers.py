@@ -447,3 +447,43 @@ def test_labels_of_a_yaml_or_json_excerpt() -> None:
         (node,) = _evidence(text).snapshot.nodes
         assert node.metadata.labels == {"feature.node.kubernetes.io/pci-10de.present": "true",
                                         "nvidia.com/gpu.present": "true"}
+
+
+# ----- kernel log ---------------------------------------------------------------------------------
+# siderolabs/talos#8764 (talosctl dmesg), ansible-role-cuda#16 (raw dmesg), NVIDIA/aicr#1858
+# (wrapped by the paste): the driver's multi-line messages as they were pasted.
+TALOS = ("kern:     err: [2024-05-20T02:46:53.856596762Z]: NVRM: The NVIDIA GeForce GT 710 GPU "
+         "installed in this system is\n NVRM:  supported through the NVIDIA 470.xx Legacy "
+         "drivers. Please\n NVRM:  visit http://www.nvidia.com/object/unix.html for more\n"
+         " kern: warning: [2024-05-20T02:46:53.859954762Z]: NVRM: No NVIDIA GPU found.\n")
+
+
+def test_kernel_log_layouts() -> None:
+    from gpuxray.sources.parsers.dmesg import parse_kernel_log
+
+    log = parse_kernel_log(TALOS.splitlines()[0] + "\nFeb 04 13:15:38 gpu-1 kernel: NVRM: Xid "
+                           "(PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has "
+                           "fallen off the bus.\n")
+    first, second = log.lines
+    assert first.ts is not None and first.ts.year == 2024 and first.message.startswith("NVRM:")
+    assert second.ts_text == "Feb 04 13:15:38" and [x.xid for x in log.xids] == [79]
+
+
+def test_multi_line_driver_messages_are_joined() -> None:
+    from gpuxray.sources.parsers.dmesg import join_continuations
+
+    joined = join_continuations(TALOS.splitlines())
+    assert len(joined) == 2
+    assert "is supported through the NVIDIA 470.xx Legacy drivers. Please visit" in joined[0]
+    raw = join_continuations(["[15280.304871] NVRM: The NVIDIA Tesla M2070 GPU installed in "
+                              "this system is", "NVRM:  supported through the NVIDIA 390.xx "
+                              "Legacy drivers.", "NVRM: loading NVIDIA UNIX x86_64 Kernel "
+                              "Module  396.26"])
+    assert len(raw) == 2 and raw[0].endswith("is supported through the NVIDIA 390.xx Legacy "
+                                             "drivers.")
+    wrapped = ("NVRM: The NVIDIA GPU 000a:00:00.0 (PCI ID: 10de:2330) installed in this system\n"
+               "      is not supported by the NVIDIA 580.126.09 driver release.\n")
+    host = next(iter(_evidence(wrapped).snapshot.hosts.values()))
+    assert "installed in this system is not supported by the NVIDIA 580" in host.cmds["dmesg.txt"]
+    r = triage([("paste", wrapped)])
+    assert r.causes[0].cause.code == "GX416"

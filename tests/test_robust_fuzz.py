@@ -107,6 +107,8 @@ TOTAL_PARSERS: list[tuple[str, Callable[[str], Any], tuple[str, ...]]] = [
      ("triage/device-plugin-config-error.txt", "triage/toolkit-config-dump.txt",
       "triage/events-untolerated-taint.txt")),
     ("nvidia-smi-text", nvidia_smi.parse_nvidia_smi_text, ()),
+    ("dmesg-join", lambda t: dmesg.join_continuations(t.splitlines()),
+     ("node/dmesg-T.txt", "node/dmesg-raw.txt")),
     ("paste-toml-extent", lambda t: paste.toml_extent(t.splitlines()),
      ("node/stat-containerd-config.txt",)),
     ("paste-log-target", lambda t: (paste.log_target(t), paste.namespace_of(t),

@@ -37,7 +37,15 @@ from gpuxray.model.snapshot import (
 )
 from gpuxray.sources.decode import yaml_docs
 from gpuxray.sources.files import printable_name
-from gpuxray.sources.parsers import describe, helm, paste, pods_table, prefixed_logs, wide
+from gpuxray.sources.parsers import (
+    describe,
+    dmesg,
+    helm,
+    paste,
+    pods_table,
+    prefixed_logs,
+    wide,
+)
 from gpuxray.sources.parsers.bugreport import status_to_show
 from gpuxray.sources.parsers.paste import Part, split_paste
 from gpuxray.sources.redact import redact_text
@@ -386,7 +394,8 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
             elif k == paste.PLUGIN_CONFIG:
                 plugin_cfgs.append((f"{ti.name}:{part.start}", t))
             elif k == paste.DMESG:
-                cmds[CMD.DMESG] = cmds.get(CMD.DMESG, "") + t
+                cmds[CMD.DMESG] = cmds.get(CMD.DMESG, "") + "\n".join(
+                    dmesg.join_continuations(t.splitlines())) + "\n"
             elif k == paste.LSMOD:
                 cmds[CMD.LSMOD] = t
             elif k == paste.MOKUTIL:
@@ -424,7 +433,7 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                 for unit, lines in paste.journal_by_unit(t).items():
                     cmds[JOURNAL_CMD[unit]] = cmds.get(JOURNAL_CMD[unit], "") + lines
             if k not in (paste.DMESG, paste.SMI_XML):
-                kl = paste.kernel_lines(t.splitlines())
+                kl = paste.kernel_lines(dmesg.join_continuations(t.splitlines()))
                 if kl:
                     cmds[CMD.DMESG] = cmds.get(CMD.DMESG, "") + "\n".join(kl) + "\n"
     if not cps:

@@ -1,4 +1,5 @@
-"""Kernel log lines: ``dmesg -T``, raw ``dmesg``, or ``journalctl -k -o short-iso``.
+"""Kernel log lines: ``dmesg -T``, raw ``dmesg``, ``journalctl -k`` (short-iso or the default
+syslog layout), or ``talosctl dmesg``.
 
 Why: the kernel log is where the NVIDIA driver reports Xid errors (facts.md §8), where
 nouveau grabs the GPU first and where Secure Boot refuses an unsigned module (seed §1, §3:
@@ -21,6 +22,7 @@ __all__ = [
     "KernelLog",
     "Signature",
     "XidEvent",
+    "join_continuations",
     "parse_kernel_log",
 ]
 
@@ -32,6 +34,13 @@ _JOURNAL_K = re.compile(
 )
 # dmesg --level/-x prefixes such as "kern  :err   : "
 _FACILITY = re.compile(r"^[a-z]+\s*:[a-z]+\s*:\s")
+# journalctl -k without -o (``Feb 04 13:15:38 host kernel: …``), /var/log/messages
+_SYSLOG_K = re.compile(r"^([A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)\s+\S+\s+"
+                       r"kernel(?:\[\d+\])?:\s?(.*)$")
+# ``talosctl dmesg`` (siderolabs/talos: ``<facility>: <level>: [<RFC3339>]: <message>``, after
+# an optional node address): ``kern:     err: [2024-05-20T02:46:53.856596762Z]: NVRM: …``
+_TALOS = re.compile(r"^(?:\S+: )?[a-z]{2,8}:\s+[a-z]{2,8}: "
+                    r"\[(\d{4}-\d{2}-\d{2}T[\d:.]+Z?)\]: ?(.*)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +156,12 @@ def _split(raw: str, lineno: int) -> KernelLine | None:
     m = _JOURNAL_K.match(line)
     if m:
         return KernelLine(lineno, parse_iso(m.group(1)), m.group(1), m.group(2))
+    m = _TALOS.match(line)
+    if m:
+        return KernelLine(lineno, parse_iso(m.group(1)), m.group(1), m.group(2))
+    m = _SYSLOG_K.match(line)
+    if m:
+        return KernelLine(lineno, None, m.group(1), m.group(2))
     if re.match(r"^\d{4}-\d{2}-\d{2}T\S+\s+\S+\s+\S+:", line):
         return None  # a journal line from another identifier: not the kernel's
     return KernelLine(lineno, None, "", line)  # ``dmesg -t`` (no timestamp)
@@ -197,3 +212,33 @@ def _norm_pci(pci: str) -> str:
     if p.count(":") == 2 and "." in p:
         p = p.rsplit(".", 1)[0]
     return p
+
+
+def _stamped(line: str) -> bool:
+    s = _FACILITY.sub("", line.strip(), count=1)
+    return bool(_DMESG_T.match(s) or _DMESG_RAW.match(s) or _JOURNAL_K.match(s)
+                or _TALOS.match(s) or _SYSLOG_K.match(s))
+
+
+def join_continuations(lines: list[str]) -> list[str]:
+    """The NVIDIA driver prints some messages over several lines, each continuation after an
+    indented ``NVRM:  `` (``NVRM: The NVIDIA Tesla M2070 GPU installed in this system is`` /
+    ``NVRM:  supported through the NVIDIA 390.xx Legacy drivers. …``), and a paste wraps
+    others onto indented lines. A line without a timestamp of its own that continues an
+    ``NVRM:`` message that way is joined to it, so the message reads as the one line the driver
+    meant (a new ``NVRM: `` message, one space, is never joined)."""
+    out: list[str] = []
+    for raw in lines:
+        line = raw.rstrip()
+        body = line.strip()
+        prev = out[-1] if out else ""
+        cont = False
+        if body and "NVRM:" in prev and len(prev) < 4096 and not _stamped(line):
+            # the driver's own continuation (``NVRM:  ``), or a line the paste indented
+            cont = body[5:7] == "  " if body.startswith("NVRM:") else line[:1] in (" ", "\t")
+        if cont:
+            text = body[5:] if body.startswith("NVRM:") else body
+            out[-1] = prev + " " + " ".join(text.split())
+        else:
+            out.append(line)
+    return out

@@ -257,7 +257,8 @@ def kind_of_command(cmd: str) -> tuple[str, str]:
     return "", ""
 
 
-_DMESG_LINE = re.compile(r"^[ \t]*(?:\[\s*\d+\.\d+\]|\[\w{3} \w{3} [ \d]\d [\d:]{8} \d{4}\]|"
+_DMESG_LINE = re.compile(r"^[ \t]*(?:(?:\S+: )?kern:\s+[a-z]{2,8}: \[\d{4}-|"
+                         r"\[\s*\d+\.\d+\]|\[\w{3} \w{3} [ \d]\d [\d:]{8} \d{4}\]|"
                          r"\w{3} [ \d]\d [\d:]{8} \S+ kernel:|"
                          r"\d{4}-\d\d-\d\dT[\d:.,]+(?:Z|[+-][\d:]+)? \S+ kernel:)")
 _NVRM = re.compile(r"\bNVRM: |\bnvidia(?:-nvswitch|-modeset|-uvm|-drm)?: |\bnouveau ")
