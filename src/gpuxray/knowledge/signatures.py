@@ -738,10 +738,17 @@ SIGNATURES: tuple[Signature, ...] = (
                     GH + "NVIDIA/open-gpu-kernel-modules/issues/19"))),
     # the open module refusing a GPU without GSP (or, in 515, any non-data-center GPU), and the
     # proprietary module refusing a GPU that needs the open one (Blackwell)
-    _s("nvrm-gpu-unsupported", "installed in this system|only ready for use on data center",
+    # and a GPU the branch dropped to a legacy one (dmesg re-wraps the lines, so each line of
+    # the message is matched on its own)
+    _s("nvrm-gpu-unsupported", "installed in this system|only ready for use on data center|"
+       "legacy drivers|driver will ignore|driver release",
        r"installed in this system is not supported by (?:open|the)|"
        r"installed in this system requires use of the nvidia open kernel modules|"
-       r"open nvidia\.ko is only ready for use on data center gpus",
+       r"open nvidia\.ko is only ready for use on data center gpus|"
+       r"supported through the nvidia [\d.x]+ legacy drivers|"
+       r"the [\d.]+ nvidia driver will ignore|"
+       r"^\W*(?:nvrm:\s*)?is not supported by the nvidia [\d.]+ driver release|"
+       r"^\W*nvrm: nvidia [\d.]+ driver release\.",
        {"gpu-unsupported": 4.0}, (DMESG, LOG), True,
        examples=(_x("NVRM: installed in this system is not supported by open",
                     OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c"),
@@ -751,7 +758,15 @@ SIGNATURES: tuple[Signature, ...] = (
                     "modules.", GH + "awslabs/amazon-eks-ami/pull/2769"),
                  _x("[    3.513141] NVRM: Open nvidia.ko is only ready for use on Data Center "
                     "GPUs.", "NVIDIA/open-gpu-kernel-modules@515.43.04:src/nvidia/arch/nvalloc/"
-                    "unix/src/osinit.c"))),
+                    "unix/src/osinit.c"),
+                 _x("NVRM:  supported through the NVIDIA 580.xx Legacy drivers. Please",
+                    GH + "NixOS/nixos-hardware/issues/1880"),
+                 _x("[    7.322368] NVRM:  information.  The 346.47 NVIDIA driver will ignore",
+                    GH + "OpenELEC/OpenELEC.tv/pull/3969"),
+                 _x("      is not supported by the NVIDIA 580.126.09 driver release.",
+                    GH + "NVIDIA/aicr/issues/1858"),
+                 _x("NVRM: NVIDIA 595.45.04 driver release.",
+                    OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c"))),
     _s("nouveau-in-use", "nouveau",
        r"nouveau kernel driver is (?:currently )?in use|"
        r"^\s*nouveau\s+\d+\s+\d+|\bnouveau \d{4}:[0-9a-f]{2}:",
@@ -1621,6 +1636,15 @@ CAUSE_CHAIN: tuple[CauseLink, ...] = (
     CauseLink("gpu-unsupported", ("gpu-init",),
               OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c (the module that refuses the GPU "
               "then fails to initialise it: RmInitAdapter failed)"),
+    # the hook's and runc's wrappers ("error running hook", "OCI runtime create failed") carry
+    # the CLI's own refusal: the refusal is the cause
+    CauseLink("cuda-requirement", ("injection-failed",),
+              "NVIDIA/libnvidia-container@6dcb29b1:src/cli/main.c (the CLI exits on the "
+              "requirement; the hook reports its exit status)"),
+    CauseLink("cdi-unresolvable", ("injection-failed",),
+              CD + "pkg/cdi/oci_opt.go (CDI injection fails before the runtime starts)"),
+    CauseLink("envvar-ignored", ("injection-failed",),
+              "NVIDIA/nvidia-container-toolkit@v1.3.0:pkg/container_config.go"),
     CauseLink("driver-failing", ("operand-init", "nvml-init", "not-advertised",
                                  "injection-failed"),
               OP + "cmd/nvidia-validator/main.go (driver validation gates the later operands)"),
