@@ -6,8 +6,10 @@ Targets on every shape (``generate.SHAPES``) at 5,000 nodes / 100,000 pods, whol
   * ``gpuxray capacity`` ≤ 2× floor, ``gpuxray check`` ≤ 3× floor;
   * ``gpuxray why`` one pod ≤ ``capacity``;
   * peak RSS ≤ 1.8× the input's size on disk;
-  * the ``check -o json`` report grows with the distinct problems, not with the pods (checked
-    across sizes: a report over 1.5× the smaller size's per distinct finding fails);
+  * the ``check -o json`` report grows with the distinct problems, not with the pods: within
+    a budget per distinct finding (entry) and per subject listed, and with its entries at the
+    main size at most 1.5× those of the same shape at ``--report-nodes`` (1,000 by default;
+    a finding per pod would grow 5×);
   * live: ``capacity``/``why`` against ``gpuxray serve`` ≥ 20× faster than ``kubectl describe
     nodes`` on the same served fleet-shaped bundle (``--live-nodes``, 500 by default), and
     ``collect`` with a request count of O(kinds × pages);
@@ -167,7 +169,11 @@ def ensure_input(work: Path, shape: str, nodes: int) -> Path:
 
 
 REPORT_BYTES_PER_FINDING = 3000  # one folded finding: message, evidence, remedy, params
-REPORT_BYTES_PER_SUBJECT = 150  # each further subject it lists
+# each subject a folded finding lists: its subject object (~100 B pretty-printed), its id
+# (~50 B), its id and name in an incident's root and subjects (~100 B), its own values where
+# it has some (a pinned pod's node and holders, ~300 B)
+REPORT_BYTES_PER_SUBJECT = 400
+REPORT_GROWTH = 1.5  # distinct findings at the main size over those at --report-nodes
 
 
 def report_shape(root: Path) -> dict[str, int]:
@@ -183,7 +189,8 @@ def report_shape(root: Path) -> dict[str, int]:
             "report_budget": budget}
 
 
-def measure_shape(work: Path, shape: str, nodes: int, repeat: int) -> dict[str, object]:
+def measure_shape(work: Path, shape: str, nodes: int, repeat: int,
+                  report_nodes: int = 0) -> dict[str, object]:
     root = ensure_input(work, shape, nodes)
     size = bundle_size_mb(root)
     pod = target_pod(root)
@@ -210,6 +217,11 @@ def measure_shape(work: Path, shape: str, nodes: int, repeat: int) -> dict[str, 
         "peak_rss_mb": round(rss, 1), "rss_x_input": round(rss / size, 2),
         "rounds": repeat}
     row.update(report_shape(root))
+    if 0 < report_nodes < nodes:  # the same shape smaller: do the distinct findings grow?
+        small = report_shape(ensure_input(work, shape, report_nodes))
+        row.update({"small_nodes": report_nodes, "small_findings": small["findings"],
+                    "small_subjects": small["subjects"],
+                    "small_report_bytes": small["report_bytes"]})
     print(json.dumps(row), file=sys.stderr)
     return row
 
@@ -288,6 +300,9 @@ def main() -> int:
     ap.add_argument("--live-shape", default="fleet")
     ap.add_argument("--no-live", action="store_true",
                     help="skip the serve/kubectl comparison (its target is then not judged)")
+    ap.add_argument("--report-nodes", type=int, default=1000,
+                    help="also generate every shape at this size and check that the report's "
+                         "distinct findings do not grow with the cluster (0: skip)")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--work", type=Path, default=HERE / "out")
     ap.add_argument("--json", type=Path, default=None, help="also write results here")
@@ -301,7 +316,7 @@ def main() -> int:
     results: dict[str, object] = {}
     ok = True
 
-    rows = [measure_shape(a.work, s, a.main, a.repeat) for s in shapes]
+    rows = [measure_shape(a.work, s, a.main, a.repeat, a.report_nodes) for s in shapes]
     results["shapes"] = rows
     sizes = sorted({int(s) for s in a.sizes.split(",") if s} | {a.main})
     scale = [next((r for r in rows if r["shape"] == a.scale_shape), None) if n == a.main
@@ -322,6 +337,10 @@ def main() -> int:
             (f"{sh}: report ≤ budget (KB)", round(int(r["report_bytes"]) / 1024, 1),  # type: ignore[call-overload]
              round(int(r["report_budget"]) / 1024, 1), "le"),  # type: ignore[call-overload]
         ]
+        if "small_findings" in r:
+            targets.append((f"{sh}: distinct findings {r['small_nodes']}→{r['nodes']} nodes",
+                            round(int(r["findings"]) / max(int(r["small_findings"]), 1), 2),  # type: ignore[call-overload]
+                            REPORT_GROWTH, "le"))
     base = scale[0]
     for r in scale[1:]:
         k = int(r["nodes"]) / int(base["nodes"])  # type: ignore[call-overload]
@@ -351,10 +370,10 @@ def main() -> int:
     print("\nShapes (ratios: best round, and min–max over the rounds):")
     hdr = ["shape", "nodes", "input_mb", "floor_s", "capacity_s", "check_s", "why_s",
            "capacity_x", "check_x", "why_vs_capacity", "rss_x_input", "findings", "subjects",
-           "report_bytes"]
+           "report_bytes", "small_findings"]
     print("  " + " | ".join(f"{h:>10}" for h in hdr))
     for r in rows + [r for r in scale if r not in rows]:
-        print("  " + " | ".join(f"{r[h]!s:>10}" for h in hdr))
+        print("  " + " | ".join(f"{r.get(h, '—')!s:>10}" for h in hdr))
         print(f"  {'':>10}   spread: capacity {r['capacity_x_range']}, check "
               f"{r['check_x_range']}, why/capacity {r['why_vs_capacity_range']}")
     if a.json:

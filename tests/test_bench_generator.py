@@ -85,7 +85,7 @@ def test_runner_reports_ratios_per_shape(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     proc = subprocess.run(
         [sys.executable, str(BENCH / "run.py"), "--shapes", "plain,pending-storm",
-         "--sizes", "10,20", "--main", "20", "--repeat", "2", "--no-live",
+         "--sizes", "10,20", "--main", "20", "--repeat", "2", "--no-live", "--report-nodes", "10",
          "--work", str(tmp_path / "work"), "--json", str(out)],
         capture_output=True, text=True, timeout=600)
     assert proc.returncode in (0, 1), proc.stderr[-2000:]
@@ -99,4 +99,7 @@ def test_runner_reports_ratios_per_shape(tmp_path: Path) -> None:
         lo, hi = r["check_x_range"]
         assert r["check_x"] == lo <= hi and r["floor_s"] > 0 and r["peak_rss_mb"] > 0
         assert r["findings"] >= 1 and r["report_bytes"] > 0
+        # the same shape at --report-nodes: its distinct findings, compared in the targets
+        assert r["small_nodes"] == 10 and r["small_findings"] >= 1
     assert "Targets (20 nodes" in proc.stdout and "spread" in proc.stdout
+    assert "pending-storm: distinct findings 10→20 nodes" in proc.stdout

@@ -14,24 +14,34 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from generate import generate
 
 from gpuxray.checks.engine import run_all
+from gpuxray.model.factory import render_message
 from gpuxray.model.finding import Evidence, Finding, Severity, Status, Subject
-from gpuxray.model.fold import fold, unfold
+from gpuxray.model.fold import _masked, fold, unfold
 from gpuxray.model.incident import finding_ids
 from gpuxray.render.json import document, dumps
 from gpuxray.scenarios.demo import build_demo
 from gpuxray.sources.bundle import open_bundle
 
+OWN_EVIDENCE = "(the first subject's, with its own values)"
+
 
 def _expand(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A reader's view: one finding per subject listed."""
+    """A reader's view: one finding per subject listed, each with its own params put in and the
+    message rendered over them (docs/json.md); where the subjects have own params the evidence
+    is the first one's pattern, compared apart (``_masked``)."""
     out = []
     for e in entries:
         subjects = e.get("subjects", [e["subject"]])
         ids = e.get("ids", [e["id"]])
-        assert len(ids) == len(subjects)
-        for s, i in zip(subjects, ids, strict=True):
-            one = {k: v for k, v in e.items() if k not in ("subjects", "ids")}
+        own = e.get("subject_params")
+        assert len(ids) == len(subjects) == len(own or subjects)
+        for n, (s, i) in enumerate(zip(subjects, ids, strict=True)):
+            one = {k: v for k, v in e.items() if k not in ("subjects", "ids", "subject_params")}
             one["subject"], one["id"] = s, i
+            if own is not None:
+                one["params"] = {**e["params"], **own[n]}
+                one["message"] = render_message(e["code"], one["params"])
+                one["evidence"] = OWN_EVIDENCE
             out.append(one)
     return out
 
@@ -45,6 +55,7 @@ def _without_subject(entry: dict[str, Any]) -> str:
 def _bundles(tmp: Path) -> list[Path]:
     return [generate(tmp / "storm", 60, 20, shape="pending-storm"),
             generate(tmp / "fleet", 60, 20, shape="fleet"),
+            generate(tmp / "dra", 100, 20, shape="dra"),
             build_demo().write(tmp / "demo")]
 
 
@@ -53,8 +64,17 @@ def test_folded_report_keeps_every_finding_and_subject(tmp_path: Path) -> None:
         with open_bundle(root) as snap:
             findings = run_all(snap)
         doc = json.loads(dumps(document(findings)))
-        flat = [{"id": i, **f.as_json()} for f, i in zip(findings, finding_ids(findings),
-                                                          strict=True)]
+        ids = finding_ids(findings)
+        by_id = dict(zip(ids, findings, strict=True))
+        own_ids = {i for e in doc["findings"] if "subject_params" in e for i in e["ids"]}
+        flat = [{"id": i, **f.as_json()} for f, i in zip(findings, ids, strict=True)]
+        for one in flat:
+            if one["id"] in own_ids:
+                one["evidence"] = OWN_EVIDENCE
+        for e in doc["findings"]:  # their evidence: the first one's, but for their own values
+            if "subject_params" in e:
+                first = _masked(by_id[e["id"]])
+                assert all(_masked(by_id[i]) == first for i in e["ids"])
         # the same findings, subject by subject: as a multiset, and in the report's order
         # within each folded group
         assert sorted(map(json.dumps, _expand(doc["findings"]))) == sorted(map(json.dumps, flat))
@@ -105,3 +125,66 @@ def test_fold_then_unfold_is_the_identity_on_order_within_groups() -> None:
         ("a", ["a", "b", "c"]), ("x", ["x", "y"])]
     assert sorted(unfold(groups), key=lambda f: f.subject.name) == \
         sorted(fs, key=lambda f: f.subject.name)
+
+
+def test_pods_pinned_to_their_own_full_nodes_fold_keeping_each_node(tmp_path: Path) -> None:
+    """A DaemonSet-like pod per node, every node full: a few entries (one per node size), not
+    one per pod, each pod's node and its holders listed as its own."""
+    root = generate(tmp_path / "storm", 200, 20, shape="pending-storm")
+    with open_bundle(root) as snap:
+        findings = run_all(snap)
+        pinned = {p.metadata.name: p.spec.affinity.node_affinity  # type: ignore[union-attr]
+                  .required_during_scheduling_ignored_during_execution  # type: ignore[union-attr]
+                  .node_selector_terms[0].match_fields[0].values[0]
+                  for p in snap.pods if p.metadata.name.startswith("node-agent-")}
+    gx204 = {f.subject.name: f for f in findings if f.code == "GX204"
+             and f.subject.name in pinned}
+    assert len(gx204) > 20
+    doc = document(findings)
+    entries = [e for e in doc["findings"] if e["code"] == "GX204"
+               and e["subject"]["name"] in pinned]
+    assert 1 <= len(entries) <= 3 < len(gx204)
+    seen = 0
+    for e in entries:
+        for s, own in zip(e["subjects"], e["subject_params"], strict=True):
+            f = gx204[s["name"]]
+            assert own["nodes"] == [pinned[s["name"]]] == f.params["nodes"]
+            assert own["holders"] == f.params["holders"] and own["allocated"] == \
+                f.params["allocated"]
+            seen += 1
+    assert seen == len(gx204)
+
+
+def test_pods_of_one_claim_template_fold_keeping_each_claim(tmp_path: Path) -> None:
+    root = generate(tmp_path / "dra", 150, 20, shape="dra")
+    with open_bundle(root) as snap:
+        findings = run_all(snap)
+        claims = {p.metadata.name: p.status.resource_claim_statuses[0].resource_claim_name
+                  for p in snap.pods if p.metadata.name.startswith("dra-train-")}
+    doc = document(findings)
+    entries = [e for e in doc["findings"] if e["subject"]["name"] in claims]
+    assert len(entries) == 1 and entries[0]["code"] == "GX213"
+    e = entries[0]
+    assert sorted(s["name"] for s in e["subjects"]) == sorted(claims)
+    assert [p["claim"] for p in e["subject_params"]] == [claims[s["name"]]
+                                                           for s in e["subjects"]]
+    assert e["params"]["claim"] == claims[e["subject"]["name"]]
+
+
+def _own(subject: str, node: str, message: str, detail: str) -> Finding:
+    return Finding("GX204", "gpus-exhausted", Severity.ERROR, Status.FAIL,
+                   Subject("Pod", subject, "ns"), message,
+                   (Evidence("cluster/nodes.json", detail),), "r",
+                   {"requested": 1, "nodes": [node]}, own=("nodes",))
+
+
+def test_own_values_fold_only_what_they_explain() -> None:
+    a = _own("a", "n-1", "full", "n-1: 8 of 8")
+    b = _own("b", "n-2", "full", "n-2: 8 of 8")
+    c = _own("c", "n-3", "full", "n-3: 4 of 4")  # a number of its own: not explained
+    d = _own("d", "n-4", "other", "n-4: 8 of 8")
+    groups = fold([a, b, c, d])
+    assert [[s.name for s in subs] for _f, subs in groups] == [["a", "b"], ["c"], ["d"]]
+    doc = document([a, b, c, d])
+    assert doc["findings"][0]["subject_params"] == [{"nodes": ["n-1"]}, {"nodes": ["n-2"]}]
+    assert "subject_params" not in doc["findings"][1]

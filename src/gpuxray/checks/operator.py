@@ -521,7 +521,7 @@ def clusterpolicy_not_ready(snap: Snapshot) -> Iterator[Finding]:
         yield fail("GX410", Subject("ClusterPolicy", cp.metadata.name), evs[:MAX_EVIDENCE],
                    severity=sev, name=cp.metadata.name, state=state or "<empty>",
                    operand_desc=desc, operands=operands,
-                   **({"reasons": reasons} if reasons else {}))
+                   **({"reasons": reasons} if reasons else dict[str, Any]()))
 
 
 # ----- GX411 -------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ the pod schedule:
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import msgspec
 
@@ -59,6 +59,24 @@ def claim_nodes(c: ResourceClaim) -> list[str] | None:
 
 
 def walk(snap: Snapshot, pod: Pod) -> Gate1:
+    """The pod's walk to its leaf. A verdict naming the claim its template created for this pod
+    marks that claim as the subject's own (``Finding.own``): the pods of one template, refused
+    alike, fold into one report entry listing each one's claim."""
+    g = _walk(snap, pod)
+    v = g.verdict
+    if v is not None and v.params.get("claim") in _template_claims(pod):
+        g.verdict = replace(v, own=("claim",))
+    return g
+
+
+def _template_claims(pod: Pod) -> set[str]:
+    """The claims created for this pod from its templates (status.resourceClaimStatuses)."""
+    from_template = {e.name for e in pod.spec.resource_claims if e.resource_claim_template_name}
+    return {s.resource_claim_name for s in pod.status.resource_claim_statuses
+            if s.name in from_template and s.resource_claim_name}
+
+
+def _walk(snap: Snapshot, pod: Pod) -> Gate1:
     g = Gate1()
     subject = pod_subject(pod)
     entries = pod.spec.resource_claims

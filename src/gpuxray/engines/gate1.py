@@ -21,6 +21,7 @@ import itertools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from typing import Any
 
 import msgspec
 
@@ -376,6 +377,9 @@ def _walk_resource_once(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) 
     g.add("request fits a single node's size", "pass", f"largest node offers {largest}")
 
     sig = _shape(pod)
+    # a pod pinned by name (a DaemonSet's) is refused for its own node: what names that node
+    # is the subject's own (Finding.own), so the pods of one DaemonSet fold into one entry
+    pinned = _pinned_names(pod) is not None
     adm = admissible_nodes(snap, pod, res)
     candidates = adm.candidates
     if not candidates:
@@ -388,6 +392,7 @@ def _walk_resource_once(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) 
         g.add("GPU nodes admit the pod (taints, nodeSelector, affinity)", "fail", reasons,
               ev[:MAX_LISTED + 1])
         g.verdict = fail("GX201", subject, ev[:MAX_LISTED + 1], resource=res,
+                         own=("reasons", "nodes") if pinned else (),
                          excluded=len(adm), reasons=reasons,
                          nodes={k: {"reason": v.reason, "detail": v.detail}
                                 for k, v in list(adm.items())[:100]})
@@ -438,6 +443,7 @@ def _walk_resource_once(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) 
         ev = [_node_ev(snap, n, res) for n in not_adv][:MAX_LISTED]
         g.add(f"{res}: room on an admissible node", "fail", detail, ev)
         g.verdict = fail("GX202", subject, ev, resource=res, detail=detail, nodes=names,
+                         own=("detail", "nodes", "absent", "zero") if pinned else (),
                          absent=absent, zero=[x for x in names if x not in absent],
                          requested=qty)
         return True
@@ -456,6 +462,8 @@ def _walk_resource_once(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) 
         g.add(f"{res}: room on an admissible node", "fail", detail, ev)
         first = fits[names[0]]
         g.verdict = fail("GX203", subject, ev, resource=res, nodes=_names(names), detail=detail,
+                         own=("nodes", "detail", "node_list", "capacity", "allocatable", "lost",
+                              "disconnected") if pinned else (),
                          node_list=names, capacity=int(first.capacity),
                          allocatable=int(first.allocatable),
                          lost=int(first.capacity - first.allocatable),
@@ -474,9 +482,12 @@ def _walk_resource_once(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) 
                            + (" …" if total > 12 else ""))] if holders else ev_all
     g.add(f"{res}: room on an admissible node", "fail",
           f"{allocated} of {allocatable} allocated on {len(candidates)} node(s)", ev)
+    pin: dict[str, Any] = {"nodes": [n.metadata.name for n in candidates]} if pinned else {}
     g.verdict = fail("GX204", subject, ev, resource=res, candidates=len(candidates),
                      allocated=allocated, allocatable=allocatable, requested=qty,
-                     holders=holders, holders_total=total)
+                     holders=holders, holders_total=total, **pin,
+                     own=("nodes", "allocated", "allocatable", "holders", "holders_total")
+                     if pinned else ())
     return True
 
 

@@ -21,12 +21,15 @@ def render_message(code: str, params: Mapping[str, Any]) -> str:
 
 
 def fail(code: str, subject: Subject, evidence: Iterable[Evidence] = (), *,
-         severity: Severity | None = None, **params: Any) -> Finding:
-    """A ``fail`` finding for ``code``: words and default severity come from the catalog."""
+         severity: Severity | None = None, own: tuple[str, ...] = (),
+         **params: Any) -> Finding:
+    """A ``fail`` finding for ``code``: words and default severity come from the catalog.
+    ``own`` names the params that are the subject's own (:attr:`Finding.own`)."""
     info = CATALOG[code]
     return Finding(code=code, name=info.name, severity=severity or info.severity,
                    status=Status.FAIL, subject=subject, message=render_message(code, params),
-                   evidence=tuple(evidence), remedy=info.remedy, params=dict(params))
+                   evidence=tuple(evidence), remedy=info.remedy, params=dict(params),
+                   own=own)
 
 
 def unknown(code: str, subject: Subject, missing: str, reason: str = "", *,

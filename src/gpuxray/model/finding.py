@@ -90,6 +90,10 @@ class Finding:
     evidence: tuple[Evidence, ...] = ()
     remedy: str = ""
     params: Mapping[str, Any] = field(default_factory=dict)
+    # params that name the subject's own things — the claim its template created, the one node
+    # it may go to and who holds that node — rather than the problem: findings alike in all
+    # else fold into one report entry that lists these per subject (model/fold.py)
+    own: tuple[str, ...] = ()
 
     @property
     def layer(self) -> Layer:

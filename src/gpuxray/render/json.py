@@ -12,8 +12,8 @@ from typing import Any
 
 import msgspec
 
-from gpuxray.model.finding import Finding, Severity, Status
-from gpuxray.model.fold import fold_groups
+from gpuxray.model.finding import Finding, Severity, Status, _jsonable
+from gpuxray.model.fold import fold_groups, own_values
 from gpuxray.model.incident import Incident, finding_ids
 
 SCHEMA = "gpuxray/v1"
@@ -33,7 +33,8 @@ def summary(findings: list[Finding]) -> dict[str, Any]:
 def finding_entries(findings: list[Finding], ids: list[str]) -> list[dict[str, Any]]:
     """The ``findings`` array: identical findings on several subjects folded into one entry
     (docs/json.md): ``id`` and ``subject`` stay the first finding's, ``subjects`` and ``ids``
-    list every folded finding's, in order, so an incident naming any of them resolves."""
+    list every folded finding's, in order, so an incident naming any of them resolves; where
+    the folded findings differ in their own params, ``subject_params`` lists each one's."""
     out = []
     for group in fold_groups(findings):
         first = group[0]
@@ -41,6 +42,9 @@ def finding_entries(findings: list[Finding], ids: list[str]) -> list[dict[str, A
         if len(group) > 1:
             entry["subjects"] = [findings[i].subject.as_json() for i in group]
             entry["ids"] = [ids[i] for i in group]
+            f0 = findings[first]
+            if f0.own and any(findings[i].params != f0.params for i in group):
+                entry["subject_params"] = [_jsonable(own_values(findings[i])) for i in group]
         out.append(entry)
     return out
 
