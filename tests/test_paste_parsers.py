@@ -487,3 +487,17 @@ def test_multi_line_driver_messages_are_joined() -> None:
     assert "installed in this system is not supported by the NVIDIA 580" in host.cmds["dmesg.txt"]
     r = triage([("paste", wrapped)])
     assert r.causes[0].cause.code == "GX416"
+
+
+@pytest.mark.parametrize(("line", "version"), [
+    ("containerd containerd.io 1.4.12 7b11cfaabd73bb80907dd23182b9347b4245eb5d", (1, 4, 12)),
+    ("containerd github.com/containerd/containerd/v2 v2.0.2 "
+     "c507a0257ea6462fbd6f5ba4f5c74facb04021f4", (2, 0, 2))])
+def test_containerd_version_line_sets_the_daemon_version(line: str,
+                                                         version: tuple[int, int, int]) -> None:
+    """containerd/containerd#6389 pasted `containerd --version` (Docker's package)."""
+    from gpuxray.engines.containerd.host import host_version
+
+    host = next(iter(_evidence("some text\n" + line + "\n").snapshot.hosts.values()))
+    rv = host_version(host)
+    assert rv.ver == version and not rv.assumed

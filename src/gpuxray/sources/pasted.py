@@ -436,6 +436,12 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                 kl = paste.kernel_lines(dmesg.join_continuations(t.splitlines()))
                 if kl:
                     cmds[CMD.DMESG] = cmds.get(CMD.DMESG, "") + "\n".join(kl) + "\n"
+    # `containerd --version` printed anywhere: the daemon's own word, over what a dump's
+    # config version implies
+    version = next((v for ti in inputs if (v := _containerd_version_line(ti.text))), "")
+    if version and "(from config version" in cmds.get(CMD.CONTAINERD_VERSION,
+                                                       "(from config version"):
+        cmds[CMD.CONTAINERD_VERSION] = version + "\n"
     if not cps:
         # `helm install … nvidia/gpu-operator --set …`, anywhere in the paste
         set_values: dict[str, Any] = {}
@@ -459,6 +465,18 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                          {c.metadata.name for c in cps if "gpuxray/pasted-from" in
                           c.metadata.annotations},
                          {h: unpasted for h in snap.hosts} if unpasted else {})
+
+
+# ``containerd --version`` (containerd/containerd@v2.0.0:version/version.go prints "containerd
+# <package> <version> <revision>"): Docker's ``containerd.io`` package or upstream's module path.
+_CONTAINERD_VERSION = re.compile(
+    r"^[ \t]*(containerd (?:containerd\.io|github\.com/containerd/containerd(?:/v2)?) "
+    r"v?\d+\.\d+\.\d+\S{0,40}(?: [0-9a-f]{7,40})?)[ \t]*$", re.M)
+
+
+def _containerd_version_line(text: str) -> str:
+    m = _CONTAINERD_VERSION.search(text[:FILE_LIMIT])
+    return m.group(1) if m else ""
 
 
 def _unpasted_imports(files: dict[str, str]) -> list[str]:
