@@ -501,3 +501,11 @@ def test_containerd_version_line_sets_the_daemon_version(line: str,
     host = next(iter(_evidence("some text\n" + line + "\n").snapshot.hosts.values()))
     rv = host_version(host)
     assert rv.ver == version and not rv.assumed
+
+
+def test_pods_from_tables_are_bounded() -> None:
+    from gpuxray.sources.pasted import MAX_TABLE_PODS
+
+    text = "".join(f"nvidia-driver-daemonset-{i:06d}   0/1   CrashLoopBackOff  3   5m\n"
+                   for i in range(MAX_TABLE_PODS + 100))
+    assert len(_evidence(text).snapshot.pods) == MAX_TABLE_PODS

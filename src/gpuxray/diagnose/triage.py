@@ -52,6 +52,7 @@ from gpuxray.sources.pasted import TextInput, paste_evidence
 CHECK_WEIGHT = 5.0  # an error-level finding of a bundle check: the paste decides it
 CHECK_WARN_WEIGHT = 1.5
 MAX_UNKNOWN = 12
+MAX_MATCHED = 8  # lines kept per cause: a paste of thousands of failing pods stays linear
 # GX403/GX406 ``cause_id`` values of a finding that read a pod's state and no deciding line
 STATE_ONLY = frozenset({"not-ready", "crashloop", "undetermined"})
 LABEL_CODES = frozenset({"GX401", "GX414"})  # read node labels
@@ -447,7 +448,7 @@ def _score_checks(findings: list[Finding]) -> tuple[list[CauseScore], list[Findi
         cs.score = max(cs.score, weight)
         cs.deciding = cs.deciding or deciding
         cs.signatures.append(f"check:{f.code}")
-        if f.message not in cs.matched:
+        if len(cs.matched) < MAX_MATCHED and f.message not in cs.matched:
             cs.matched.insert(0, f.message)
     return list(scores.values()), fails, unknowns
 

@@ -502,6 +502,7 @@ def _unpasted_imports(files: dict[str, str]) -> list[str]:
     return out
 
 
+MAX_TABLE_PODS = 5000  # pods read from pasted tables (a ticket shows tens; bounded work)
 HELM_POLICY = "cluster-policy"  # the name the chart gives its ClusterPolicy
 
 
@@ -564,6 +565,7 @@ def _table_pods(rows: list[tuple[pods_table.PodRow, str]],
     with neither is taken to be in the operator's namespace (its name says what it is), any
     other pod in ``default`` (kubectl's). Without a NODE cell (``-o wide``) a pod is on the
     one node the paste shows, else on the pasted host."""
+    rows = rows[:MAX_TABLE_PODS]
     operator_ns = next((r.namespace or ns for r, ns in rows
                         if operand_for(r.name) is not None and (r.namespace or ns)), "")
     default_node = next(iter(nodes)) if len(nodes) == 1 else PASTED_HOST
