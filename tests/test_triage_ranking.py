@@ -110,3 +110,23 @@ def test_chain_and_components_name_known_causes() -> None:
         assert comp.names and comp.priors and all(cid in CAUSE_BY_ID for cid, _w in comp.priors)
         assert all(0 < w < 0.5 for _cid, w in comp.priors)
         assert "@" in comp.source
+
+
+def test_every_cause_names_a_command_to_collect() -> None:
+    """`collect_next` is a command to run, for every cause and every look-alike pair."""
+    from gpuxray.knowledge.signatures import CAUSES, DISTINGUISH
+
+    assert all("`" in c.collect for c in CAUSES)
+    assert all("`" in hint for hint in DISTINGUISH.values())
+
+
+def test_undecided_corpus_results_name_what_tells_the_top_two_apart() -> None:
+    from triage_corpus import cases
+
+    seen = 0
+    for case in cases("dev"):
+        r = triage([(case.name, case.text)])
+        if r.causes and not r.decided:
+            seen += 1
+            assert "`" in r.collect_next, case.name
+    assert seen >= 10

@@ -73,7 +73,8 @@ CAUSES: tuple[Cause, ...] = (
     Cause("runtimeclass-missing", "GX102", "the pod names a RuntimeClass that does not exist",
           "`kubectl get runtimeclass`"),
     Cause("request-invalid", "GX103", "the GPU request is fractional or requests != limits",
-          "the pod spec's resources (GPU limits must be whole numbers)"),
+          "`kubectl get pod <p> -o jsonpath='{.spec.containers[*].resources}'` (GPU limits "
+          "must be whole numbers, requests equal to limits)"),
     Cause("taint-selector", "GX201", "GPU nodes are excluded by taints or the node selector",
           "`kubectl get nodes -o json | jq '.items[].spec.taints'` and the pod's tolerations"),
     Cause("not-advertised", "GX202",
@@ -166,24 +167,28 @@ CAUSES: tuple[Cause, ...] = (
           "Fabric Manager version differs from the driver version",
           "`nv-fabricmanager --version` vs `cat /proc/driver/nvidia/version`"),
     Cause("dcgm-connect", "GX406", "dcgm-exporter cannot reach the DCGM host engine",
-          "the exporter's DCGM_REMOTE_HOSTENGINE_INFO and the nvidia-dcgm pod/service"),
+          "`kubectl -n gpu-operator get pods,svc -o wide | grep -i dcgm` and the exporter's "
+          "DCGM_REMOTE_HOSTENGINE_INFO (`kubectl -n gpu-operator get ds nvidia-dcgm-exporter -o "
+          "yaml | grep -A1 HOSTENGINE`)"),
     Cause("dcgm-profiling", "GX406",
           "profiling metrics unsupported on this GPU or held by another exporter",
-          "the GPU model and whether another DCGM/exporter runs on the node"),
+          "`nvidia-smi -L` (the GPU model) and `kubectl get pods -A -o wide | grep -i dcgm` "
+          "(another DCGM or exporter on the node)"),
     Cause("mig-failed", "GX407", "mig-manager failed to apply the MIG layout",
           "`kubectl get node <n> -L nvidia.com/mig.config,nvidia.com/mig.config.state` and the "
           "mig-manager log"),
     Cause("plugin-config-invalid", "GX413",
           "the device-plugin sharing/time-slicing config is unreadable or invalid",
-          "the ConfigMap named by ClusterPolicy devicePlugin.config and the node's "
-          "nvidia.com/device-plugin.config label"),
+          "`kubectl -n gpu-operator get cm <devicePlugin.config.name> -o yaml` and "
+          "`kubectl get node <n> -L nvidia.com/device-plugin.config`"),
     Cause("gfd-labels", "GX414",
           "NFD drops GFD's nvidia.com labels (label namespace not allowed), so they come and go",
           "`kubectl get node <n> --show-labels | tr , '\\n' | grep nvidia.com/gpu.` and the "
           "nfd-master arguments (-extra-label-ns / -deny-label-ns)"),
     Cause("shared-request", "GX602",
           "a request > 1 of a shared (time-sliced/MPS) resource with failRequestsGreaterThanOne",
-          "the sharing config's failRequestsGreaterThanOne and the pod's GPU request"),
+          "`kubectl -n gpu-operator get cm <config> -o yaml | grep -n "
+          "failRequestsGreaterThanOne` and the pod's nvidia.com/gpu request"),
     Cause("xid", "GX505", "the kernel reported Xid errors for a GPU",
           "`dmesg -T | grep -i xid` on the node (critical Xids make the plugin mark it unhealthy)"),
     Cause("containerd-restart", "GX504", "containerd was stopped by a signal and restarted",
@@ -442,6 +447,58 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("W0819 07:02:54.757556       1 rm.go:109] NVML not detected: could not load "
                     "NVML library: libnvidia-ml.so.1: cannot open shared object file: No such "
                     "file or directory", GH + "NVIDIA/k8s-device-plugin/issues/1371"))),
+    # the plugin could not reach kubelet's registration socket: a kubelet with another root
+    # directory (k3s, microk8s) or the feature gate off; nothing is ever advertised
+    _s("plugin-kubelet-unreachable", "could not contact kubelet",
+       r"could not contact kubelet",
+       {"not-advertised": 3.0}, (LOG,), True,
+       examples=(_x("2021/03/01 10:02:10 Could not contact Kubelet, retrying. Did you enable the "
+                    "device plugin feature gate?", "NVIDIA/k8s-device-plugin@v0.9.0:main.go"),
+                 _x("E0312 10:02:10.000000 1 main.go:278] Could not contact Kubelet. Did you "
+                    "enable the device plugin feature gate?",
+                    "NVIDIA/k8s-device-plugin@v0.14.0:cmd/nvidia-device-plugin/main.go"))),
+    # printed beside the NVML failure when the plugin runs where no driver reaches it
+    _s("plugin-not-gpu-node", "if this is not a gpu node",
+       r"if this is not a gpu node, you should set up a toleration or nodeselector",
+       {"runtime-not-default": 1.5, "not-advertised": 1.0, "nodes-unlabelled": 0.5}, (LOG,),
+       examples=(_x("If this is not a GPU node, you should set up a toleration or nodeSelector to "
+                    "only deploy this plugin on GPU nodes",
+                    "NVIDIA/k8s-device-plugin@v0.14.0:internal/plugin/manager/factory.go"),)),
+    # MIG mode on with no MIG devices created (the layout was never applied), per the plugin's
+    # device map
+    _s("plugin-mig-not-configured", "migenabled=true was not configured correctly",
+       r"at least one device with migenabled=true was not configured correctly",
+       {"mig-failed": 3.0, "plugin-config-invalid": 0.5}, (LOG,), True,
+       examples=(_x("error starting plugins: error getting plugins: unable to load resource "
+                    "managers to manage plugin devices: failed to construct NVML resource "
+                    "managers: error building device map: error building device map from "
+                    "config.resources: error building GPU device map: at least one device with "
+                    "migEnabled=true was not configured correctly: error visiting device: device "
+                    "0 has an invalid MIG configuration", DP + "internal/rm/device_map.go"),
+                 _x("At least one device with migEnabled=true was not configured correctly: "
+                    "error visiting device", "NVIDIA/k8s-device-plugin@v0.9.0:mig-strategy.go"))),
+    # the sharing/resources config the plugin cannot build devices from, or ignores in part
+    _s("plugin-config-rejected", "invalid resource name|invalid strategy|device map with replicas|"
+       "not yet supported in the config",
+       r"invalid resource name: |invalid strategy: |"
+       r"error updating device map with replicas from|"
+       r"is not yet supported in the config\. ignoring",
+       {"plugin-config-invalid": 3.0}, (LOG,), True,
+       examples=(_x("unable to load config: unable to parse config file: invalid resource name: "
+                    "a lowercase RFC 1123 label must consist of lower case alphanumeric "
+                    "characters", DP + "api/config/v1/resources.go"),
+                 _x("invalid strategy: round-robin", DP + "api/config/v1/strategy.go"),
+                 _x("error updating device map with replicas from replicatedResources config: "
+                    "number of replicas must be >= 2", DP + "internal/rm/device_map.go"),
+                 _x("W0312 10:02:10.000000 1 replicas.go:63] Customizing the 'devices' field in "
+                    "sharing.timeSlicing.resources is not yet supported in the config. "
+                    "Ignoring...", DP + "api/config/v1/replicas.go"))),
+    # (up to v0.9 the plugin marked such a GPU unhealthy; later ones only skip its checks)
+    _s("plugin-health-too-old", "too old to support healthchecking",
+       r"is too old to support healthchecking: .*marking it unhealthy",
+       {"unhealthy": 2.5}, (LOG,),
+       examples=(_x("Warning: GPU-5c0f is too old to support healthchecking: Not Supported. "
+                    "Marking it unhealthy.", "NVIDIA/k8s-device-plugin@v0.9.0:nvidia.go"),)),
     # The toolkit container signals containerd over the socket it was given: a socket that is
     # not there is a containerd at another path (k3s, RKE2, microk8s run their own), whose
     # config the toolkit did not write either.
@@ -1485,6 +1542,86 @@ DISTINGUISH: dict[frozenset[str], str] = {
         "vs the driver pod log for `linux-headers` / kernel source errors",
     frozenset({"nouveau", "kernel-headers"}):
         "`lsmod | grep nouveau` (nouveau) vs the driver pod log for `linux-headers` errors",
+    frozenset({"containerd-config", "cri-disabled"}):
+        "`grep -n disabled_plugins /etc/containerd/config.toml` (cri listed: disabled) vs "
+        "`journalctl -u containerd | grep -iE 'failed to load plugin|invalid plugin config|toml'` "
+        "(the CRI plugin failed to load)",
+    frozenset({"driver-failing", "kernel-headers"}):
+        "`kubectl -n gpu-operator logs <driver pod> -c nvidia-driver-ctr --previous | grep -iE "
+        "'linux-headers|kernel-devel|kernel source|unable to locate package'` and `uname -r` on "
+        "the node",
+    frozenset({"injection-failed", "nvml-mismatch"}):
+        "`cat /proc/driver/nvidia/version` vs `nvidia-smi` on the host (Driver/library version "
+        "mismatch: reboot or reload the module after the driver upgrade)",
+    frozenset({"nvml-init", "runtime-not-default"}):
+        "`nvidia-smi` on the host (fails: the driver) vs `containerd config dump | grep "
+        "default_runtime_name` and the plugin pod's runtimeClassName (runc: nothing injected)",
+    frozenset({"nvml-init", "nouveau"}):
+        "`lsmod | grep -E '^(nouveau|nvidia) '` on the node",
+    frozenset({"injection-failed", "runtime-not-default"}):
+        "the pod's runtimeClassName and `containerd config dump | grep -A3 runtimes.nvidia` "
+        "(runtime not used) vs `nvidia-container-cli -k -d /dev/tty info` on the node (the "
+        "runtime fails)",
+    frozenset({"injection-failed", "unsupported-stack"}):
+        "`nvidia-ctk info` or the hook's `Auto-detected mode as` line on the node: 'csv' is a "
+        "Tegra (Jetson) system",
+    frozenset({"not-advertised", "taint-selector"}):
+        "`kubectl get nodes -o custom-columns=N:.metadata.name,GPU:.status.allocatable."
+        "nvidia\\.com/gpu,TAINTS:.spec.taints[*].key` against the pod's tolerations and "
+        "nodeSelector",
+    frozenset({"dcgm-connect", "operand-init"}):
+        "`kubectl -n gpu-operator get pods -o wide | grep -E 'dcgm|validator'` (Init: waits) and "
+        "the exporter's DCGM_REMOTE_HOSTENGINE_INFO",
+    frozenset({"runtime-config-not-read", "containerd-restart"}):
+        "the toolkit's `Wrote updated config to <path>` vs `ps -o args= -C containerd` "
+        "(--config) and `journalctl -u containerd | grep -E 'Started|Stopped|signal'`",
+    frozenset({"runtime-config-not-read", "containerd-config"}):
+        "the toolkit's `Wrote updated config to <path>` against the `imports` of the config "
+        "containerd runs with (`containerd config dump | grep -E '^imports|runtimes.nvidia'`)",
+    frozenset({"runtime-config-not-read", "handler-missing"}):
+        "`containerd config dump | grep -c runtimes.nvidia` (0) and the toolkit's `Wrote "
+        "updated config to <path>`: a path the daemon imports means the toolkit has not run "
+        "since (restart it); one it does not import is never read (k3s/RKE2: config.toml.tmpl)",
+    frozenset({"runtime-config-not-read", "dropin-overwrote"}):
+        "`containerd config dump | grep -A3 runtimes.nvidia`, `ls /etc/containerd/conf.d` and "
+        "the `imports` line: a drop-in written later that sets the cri section wipes the "
+        "handler; the toolkit's file missing from `imports` is never read",
+    frozenset({"dropin-overwrote", "containerd-config"}):
+        "`containerd config dump` (does it load at all?) and the drop-ins in "
+        "/etc/containerd/conf.d: a parse error is the config; a loaded dump without "
+        "runtimes.nvidia is the drop-in that replaced the section",
+    frozenset({"cuda-requirement", "injection-failed"}):
+        "the image's NVIDIA_REQUIRE_CUDA (`docker inspect <image> | grep REQUIRE_CUDA`) vs "
+        "`nvidia-smi` 'CUDA Version' on the node",
+    frozenset({"not-advertised", "request-too-large"}):
+        "`kubectl describe node <n>` Allocatable nvidia.com/gpu (absent or 0: not advertised) vs "
+        "the pod's GPU limit (larger than any node: too large)",
+    frozenset({"driver-failing", "driver-os-mismatch"}):
+        "`kubectl get nodes -o wide` (OS-IMAGE of the failing node) vs the driver image tag in "
+        "`kubectl -n gpu-operator get ds nvidia-driver-daemonset -o jsonpath="
+        "'{.spec.template.spec.containers[0].image}'`",
+    frozenset({"driver-failing", "precompiled-kernel"}):
+        "the driver pod's events (`kubectl -n gpu-operator describe pod <driver pod>`: "
+        "ErrImagePull on a <branch>-<kernel>-<os> tag) vs its log",
+    frozenset({"driver-failing", "secure-boot"}):
+        "`mokutil --sb-state` on the node and the driver pod log (`Key was rejected by service`)",
+    frozenset({"driver-failing", "nouveau"}):
+        "`lsmod | grep nouveau` on the node and the driver pod log",
+    frozenset({"dcgm-connect", "dcgm-profiling"}):
+        "the exporter's fatal line: `Error connecting to nv-hostengine` (DCGM unreachable) vs "
+        "`Profiling is not supported` / `DCGM_ST_IN_USE` (profiling metrics)",
+    frozenset({"mig-failed", "plugin-config-invalid"}):
+        "`kubectl get node <n> -L nvidia.com/mig.config.state` (failed: mig-manager) and the "
+        "device-plugin log (`unable to load config`: its own config)",
+    frozenset({"gfd-labels", "nodes-unlabelled"}):
+        "`kubectl get node <n> --show-labels | tr , '\\n' | grep -E 'pci-10de|nvidia.com/gpu."
+        "(present|product)'`: no pci-10de/present = unlabelled; present but no product = GFD's "
+        "labels dropped",
+    frozenset({"xid", "exhausted"}):
+        "`kubectl describe node <n>` (capacity > allocatable after the Xid, or Allocated = "
+        "allocatable) and `dmesg -T | grep -i xid`",
+    frozenset({"fm-missing", "nvml-init"}):
+        "`systemctl status nvidia-fabricmanager` (NVSwitch systems) vs `nvidia-smi` on the host",
     frozenset({"handler-missing", "injection-failed"}):
         "`containerd config dump | grep -A3 runtimes.nvidia` (absent = handler missing; "
         "present = the runtime/hook itself fails)",
@@ -1519,9 +1656,11 @@ DRA_CAUSES: tuple[Cause, ...] = (
     Cause("dra-exhausted", "GX213", "every matching DRA device is allocated to other claims",
           "`kubectl get resourceclaims -A -o wide` (allocated, reserved) against the slices"),
     Cause("dra-claim-node", "GX215", "the claim is allocated on a node the pod cannot go to",
-          "the claim's status.allocation.nodeSelector against the pod's node constraints"),
+          "`kubectl get resourceclaim <c> -o jsonpath='{.status.allocation.nodeSelector}'` "
+          "against the pod's node constraints"),
     Cause("dra-selector-error", "GX218", "a CEL selector errors on a device",
-          "the selector expressions of the DeviceClass and the claim"),
+          "`kubectl get deviceclass <class> -o yaml` and `kubectl get resourceclaim <c> -o "
+          "yaml` (the CEL selectors)"),
     Cause("dra-prepare", "GX308", "the DRA driver's kubelet plugin failed to prepare the claim",
           "the kubelet-plugin log on the node (`kubectl logs -n <ns> <kubelet-plugin pod> -c "
           "gpus`)"),
