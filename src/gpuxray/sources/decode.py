@@ -117,8 +117,10 @@ def decode_file(path: Path, typ: type[T], name: str, whole: Whole | None = None)
     piece. Where the pieces cannot be proven, the file is mapped and split into raw items
     first (:func:`_decode_mapped`), which also names a bad item.
     """
+    if _is_yaml(name):
+        return decode_yaml_file(path, whole.typ if whole else typ, name)
     size = path.stat().st_size
-    if size < STREAM_THRESHOLD or _is_yaml(name) or not hasattr(mmap, "MADV_DONTNEED"):
+    if size < STREAM_THRESHOLD or not hasattr(mmap, "MADV_DONTNEED"):
         return decode_objects(path.read_bytes(), whole.typ if whole else typ, name)
     with open(path, "rb") as fh:
         out = _decode_pieces(fh, size, typ, whole)
@@ -309,7 +311,40 @@ def _convert(obj: Any, typ: type[T], name: str) -> T:
         raise InputError(f"{name}: unexpected content ({_first_error_line(exc)})") from exc
 
 
+def decode_yaml_file(path: Path, typ: type[T], name: str) -> list[T]:
+    """The objects of a YAML file; a large one is mapped and read lean batch by batch
+    (``sources/leanyaml.py``), the pages behind dropped as it goes, so neither the text nor
+    its parse is ever whole in memory."""
+    size = path.stat().st_size
+    if size >= STREAM_THRESHOLD and hasattr(mmap, "MADV_DONTNEED"):
+        from gpuxray.sources import leanyaml
+
+        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+
+            def release(offset: int) -> None:
+                mm.madvise(mmap.MADV_DONTNEED, 0, offset - offset % mmap.PAGESIZE)
+
+            try:
+                return leanyaml.lean_objects(mm, typ, lambda obj, t: _convert(obj, t, name),
+                                             release)
+            except (leanyaml.Fallback, InputError, RecursionError):
+                pass
+    return _from_yaml(path.read_bytes(), typ, name)
+
+
 def _from_yaml(data: bytes, typ: type[T], name: str) -> list[T]:
+    """The objects of a YAML text: built lean (``sources/leanyaml.py``) where that is shown to
+    give what the safe loader gives; else, and for every error's wording, the safe loader."""
+    from gpuxray.sources import leanyaml
+
+    try:
+        return leanyaml.lean_objects(data, typ, lambda obj, t: _convert(obj, t, name))
+    except (leanyaml.Fallback, InputError, RecursionError):
+        pass
+    return _from_yaml_safe(data, typ, name)
+
+
+def _from_yaml_safe(data: bytes, typ: type[T], name: str) -> list[T]:
     out: list[T] = []
     for doc in _load_yaml(data, name):
         if not isinstance(doc, dict):

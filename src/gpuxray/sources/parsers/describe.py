@@ -100,6 +100,13 @@ def split_objects(text: str) -> list[list[str]]:
     return out
 
 
+def starts_object(line: str) -> bool:
+    """Whether :func:`split_objects` starts an object at this line (one line, no newline):
+    a reader can then cut a large text there and split the parts alike."""
+    ln = _lines(line)[0]
+    return ln.startswith("Name:") and bool(_TOP.match(ln))
+
+
 def _entries(lines: list[str]) -> list[_Entry]:
     out: list[_Entry] = []
     in_events = False
