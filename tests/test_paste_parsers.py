@@ -509,3 +509,21 @@ def test_pods_from_tables_are_bounded() -> None:
     text = "".join(f"nvidia-driver-daemonset-{i:06d}   0/1   CrashLoopBackOff  3   5m\n"
                    for i in range(MAX_TABLE_PODS + 100))
     assert len(_evidence(text).snapshot.pods) == MAX_TABLE_PODS
+
+
+# ----- kubectl get runtimeclass ------------------------------------------------------------------
+@pytest.mark.parametrize(("listing", "decided"), [
+    ("$ kubectl get runtimeclass\nNo resources found\n", True),
+    ("$ kubectl get runtimeclass\nNAME     HANDLER   AGE\nnvidia   nvidia    3d\n", False),
+    ("```\nNAME     HANDLER   AGE\nkata     kata      3d\n```\n", True),
+    ("", False)])
+def test_runtimeclass_listing_decides_gx102(listing: str, decided: bool) -> None:
+    """A pod naming ``runtimeClassName: nvidia`` against the pasted list of RuntimeClasses:
+    kubectl's "No resources found" is an empty list, not a missing input (seed §4)."""
+    pod = (REPO / "tests/data/mustgather/describe_pod_pending.txt").read_text().replace(
+        "Namespace:", "Runtime Class Name:  nvidia\nNamespace:", 1)
+    r = triage([("paste", pod + listing)])
+    gx102 = [f for f in r.findings if f.code == "GX102" and "runtime_class" in f.params]
+    assert bool(gx102) == decided
+    if decided:
+        assert r.causes[0].cause.code == "GX102" and gx102[0].params["runtime_class"] == "nvidia"

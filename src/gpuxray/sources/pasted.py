@@ -336,6 +336,7 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
     no_labels: set[str] = set()
     rows: list[tuple[pods_table.PodRow, str]] = []  # (row, namespace the command names)
     raw_logs: list[tuple[Part, str]] = []
+    rc_listed = False  # a `kubectl get runtimeclass` listing was pasted (even an empty one)
     for ti in inputs:
         for part in split_paste(ti.text):
             parts.append((ti.name, part))
@@ -391,6 +392,10 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                 cp = _values_policy(t)
                 if cp is not None:
                     cps.append(cp)
+            elif k == paste.RUNTIMECLASS_TABLE:
+                listed, classes = _runtimeclass_table(t)
+                rc_listed = rc_listed or listed
+                rcs += classes
             elif k == paste.PLUGIN_CONFIG:
                 plugin_cfgs.append((f"{ti.name}:{part.start}", t))
             elif k == paste.DMESG:
@@ -459,7 +464,8 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
             node.metadata.name = PASTED_HOST
             node.metadata.labels = labels
             nodes[PASTED_HOST] = node
-    snap = _snapshot(nodes, pods, events, rcs, dss, cps, cmds, files, operator_ns, logs)
+    snap = _snapshot(nodes, pods, events, rcs, dss, cps, cmds, files, operator_ns, logs,
+                     rc_listed)
     unpasted = _unpasted_imports(files)
     return PasteEvidence(snap, parts, kinds, plugin_cfgs, no_labels,
                          {c.metadata.name for c in cps if "gpuxray/pasted-from" in
@@ -477,6 +483,16 @@ _CONTAINERD_VERSION = re.compile(
 def _containerd_version_line(text: str) -> str:
     m = _CONTAINERD_VERSION.search(text[:FILE_LIMIT])
     return m.group(1) if m else ""
+
+
+def _runtimeclass_table(text: str) -> tuple[bool, list[k8s.RuntimeClass]]:
+    """``kubectl get runtimeclass`` (NAME HANDLER AGE) → (whether it is the whole listing,
+    the classes). kubectl prints ``No resources found`` for an empty cluster-scoped list."""
+    rows = wide.parse_wide(text)
+    out = [k8s.RuntimeClass(metadata=k8s.ObjectMeta(name=r["NAME"]), handler=r["HANDLER"])
+           for r in rows if r.get("NAME") and r.get("HANDLER")]
+    empty = bool(re.search(r"^[ \t]*No resources found\.?[ \t]*$", text, re.M))
+    return bool(out) or empty, out
 
 
 def _unpasted_imports(files: dict[str, str]) -> list[str]:
@@ -675,7 +691,8 @@ def _snapshot(nodes: dict[str, k8s.Node], pods: dict[tuple[str, str], k8s.Pod],
               events: list[k8s.Event], rcs: list[k8s.RuntimeClass], dss: list[k8s.DaemonSet],
               cps: list[k8s.CustomResource], cmds: dict[str, str],
               files: dict[str, str], operator_ns: str = "",
-              logs: dict[tuple[str, str, str], PodLog] | None = None) -> Snapshot:
+              logs: dict[tuple[str, str, str], PodLog] | None = None,
+              rc_listed: bool = False) -> Snapshot:
     src = "pasted text"
     inputs: dict[Input, InputState] = {}
     for inp, have in ((Input.NODES, nodes), (Input.PODS, pods), (Input.OPERATOR_PODS, pods),
@@ -684,6 +701,9 @@ def _snapshot(nodes: dict[str, k8s.Node], pods: dict[tuple[str, str], k8s.Pod],
                       (Input.CLUSTERPOLICIES, cps), (Input.LOGS, logs)):
         inputs[inp] = InputState(bool(have), src, "partial: what the paste shows" if have
                                  else "not in the paste")
+    if rc_listed:
+        # `kubectl get runtimeclass` lists every class: "No resources found" is an empty list
+        inputs[Input.RUNTIMECLASSES] = InputState(True, src, "`kubectl get runtimeclass`")
     hosts: dict[str, HostFacts] = {}
     if cmds or files:
         name = next(iter(nodes)) if len(nodes) == 1 else PASTED_HOST

@@ -31,6 +31,9 @@ NODE_STATUS = "node-status-yaml"  # a fragment of `kubectl get node -o yaml` (st
 SMI, SMI_QUERY, SMI_XML = "nvidia-smi", "nvidia-smi-q", "nvidia-smi-xml"
 SYSTEMCTL_STATUS, SYSTEMCTL_SHOW, LSMOD, MOKUTIL = (
     "systemctl-status", "systemctl-show", "lsmod", "mokutil")
+RUNTIMECLASS_TABLE = "runtimeclass-table"
+RUNTIMECLASS_WORDS = frozenset({"runtimeclass", "runtimeclasses", "runtimeclass.node.k8s.io",
+                                "runtimeclasses.node.k8s.io"})
 CONTAINERD_DUMP, CONTAINERD_TOML, PLUGIN_CONFIG, HELM_VALUES, TEXT = (
     "containerd-config-dump", "containerd-toml", "plugin-config", "helm-values", "text")
 
@@ -221,6 +224,10 @@ def kind_of_command(cmd: str) -> tuple[str, str]:
             return POD_LOG, _container(w)
         if verb == "events" or (verb == "get" and what in ("events", "event", "ev")):
             return EVENTS_TABLE, ""
+        if verb == "get" and what in RUNTIMECLASS_WORDS:
+            joined = " ".join(w)
+            if not re.search(r"-o\s*=?\s*(?:yaml|json)\b|--output[= ](?:yaml|json)\b", joined):
+                return RUNTIMECLASS_TABLE, ""
         if verb == "get":
             joined = " ".join(w)
             if re.search(r"-o\s*=?\s*(?:yaml|json)\b|--output[= ](?:yaml|json)\b", joined):
@@ -334,6 +341,8 @@ def sniff(lines: list[str]) -> str:
     if re.search(r"NVIDIA-SMI \d|^[ \t]*GPU \d+: .*\(UUID: GPU-|NVIDIA-SMI has failed|"
                  r"^No devices were found", head, re.M):
         return SMI
+    if re.search(r"^[ \t]*NAME\s+HANDLER\s+AGE\b", head, re.M):
+        return RUNTIMECLASS_TABLE
     if re.search(r"^[ \t]*(?:NAME|NAMESPACE)\s+(?:NAME\s+)?(?:READY|STATUS|ROLES|DESIRED)\s", head,
                  re.M):
         return GET_TABLE
