@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from gpuxray.checks.registry import check
 from gpuxray.engines.capacity import GpuRow, capacity_rows, label_base
 from gpuxray.engines.migstate import node_mig_states
+from gpuxray.engines.nodefacts import NodeFacts, node_facts
 from gpuxray.engines.sharing import node_sharing
 from gpuxray.engines.usage import SHARED_MODES, PodUsage, pod_usage, usage_of
 from gpuxray.model.factory import fail, unknown
@@ -163,6 +164,20 @@ def mig_layout_waste(snap: Snapshot) -> Iterator[Finding]:
 
 
 # ----- GX604 advertised-below-physical ---------------------------------------------------------
+def _host_gpu_count(nf: NodeFacts | None) -> tuple[int | None, str]:
+    """The node's GPUs as its host lists them, where GFD does not label them (a cluster
+    without GFD: the device plugin alone): ``nvidia-smi -q``'s GPUs, else lspci's NVIDIA 3D/VGA
+    controllers."""
+    if nf is None:
+        return None, ""
+    smi = nf.smi
+    if smi is not None and smi.gpus:
+        return len(smi.gpus), f"nvidia-smi -q lists {len(smi.gpus)} GPU(s)"
+    if nf.lspci is not None and nf.nvidia_devices:
+        return len(nf.nvidia_devices), f"lspci lists {len(nf.nvidia_devices)} NVIDIA GPU(s)"
+    return None, ""
+
+
 @check("GX604", needs=(Input.NODES,))
 def advertised_below_physical(snap: Snapshot) -> Iterator[Finding]:
     """Seed §6, facts.md §3/§6.2: GFD's ``<resource>.count`` is the physical count and
@@ -170,25 +185,29 @@ def advertised_below_physical(snap: Snapshot) -> Iterator[Finding]:
     capacity means devices the plugin no longer lists (lost, or gone with the plugin); unhealthy
     ones still count in capacity (GX203 covers capacity > allocatable)."""
     sharing = node_sharing(snap)
+    facts = node_facts(snap) if snap.has(Input.HOSTS) else {}
     for row in capacity_rows(snap):
         base = label_base(row.resource)
-        if row.physical_gpus is None:
+        physical, counted = row.physical_gpus, f"label {base}.count={row.physical_gpus}"
+        if physical is None and row.sharing in ("none", "time-slicing", "mps"):
+            physical, counted = _host_gpu_count(facts.get(row.node))
+        if physical is None:
             yield unknown("GX604", _node(row.node), f"{snap.source(Input.NODES)} label "
-                          f"{base}.count", f"no GFD count label for {row.resource}")
+                          f"{base}.count", f"no GFD count label for {row.resource}"
+                          + ("" if row.node in facts else ", no host GPU list"))
             continue
         replicas = row.replicas if row.replicas and row.replicas > 0 else None
         cfg = sharing.get(row.node)
         if replicas is None:
             replicas = (cfg.replicas_for(row.resource) if cfg else None) or 1
-        expected = row.physical_gpus * replicas
+        expected = physical * replicas
         if row.capacity >= expected:
             continue
         yield fail("GX604", _node(row.node),
                    [snap.ev(Input.NODES, f"{row.node}: status.capacity[{row.resource}]="
                                          f"{row.capacity}, allocatable {row.allocatable}; "
-                                         f"label {base}.count={row.physical_gpus}, "
-                                         f"{base}.replicas={row.replicas}")],
+                                         f"{counted}, {base}.replicas={row.replicas}")],
                    node=row.node, resource=row.resource, capacity=row.capacity,
-                   allocatable=row.allocatable, physical=row.physical_gpus, replicas=replicas,
+                   allocatable=row.allocatable, physical=physical, replicas=replicas,
                    expected=expected, missing=expected - row.capacity,
                    plugin_gone=row.capacity == 0)

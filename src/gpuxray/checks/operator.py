@@ -20,6 +20,7 @@ from gpuxray.engines.operator import (
     coverage,
     operand_of_pod,
     operand_pod_on,
+    operator_may_run,
     pod_matches,
     pod_ready,
     pod_state,
@@ -84,7 +85,8 @@ def _label_ev(snap: Snapshot, node: Node, key: str) -> Evidence:
 
 
 # ----- GX401 / GX402 -----------------------------------------------------------------------
-@check("GX401", needs=(Input.NODES,))
+@check("GX401", needs=(Input.NODES,),
+       applies=operator_may_run)
 def gpu_node_unlabelled(snap: Snapshot) -> Iterator[Finding]:
     """Seed §1; facts.md §5.2: NFD's ``pci-10de`` label makes the operator add
     ``nvidia.com/gpu.present`` and the deploy labels every operand selects on. A GPU node without
@@ -377,7 +379,8 @@ def _pod_started(pod: Pod, container: str) -> str | None:
     return pod.status.start_time
 
 
-@check("GX408", needs=(Input.CLUSTERPOLICIES, Input.OPERATOR_PODS))
+@check("GX408", needs=(Input.CLUSTERPOLICIES, Input.OPERATOR_PODS),
+       applies=operator_may_run)
 def plugin_config_not_applied(snap: Snapshot) -> Iterator[Finding]:
     """Seed §6: the operator does not watch the device-plugin ConfigMap. A ConfigMap updated
     after the plugin pods started is not in effect until they restart. A bundle shows the last
@@ -481,7 +484,8 @@ def unsupported_stack(snap: Snapshot) -> Iterator[Finding]:
 
 
 # ----- GX410 -------------------------------------------------------------------------------
-@check("GX410", needs=(Input.CLUSTERPOLICIES,))
+@check("GX410", needs=(Input.CLUSTERPOLICIES,),
+       applies=operator_may_run)
 def clusterpolicy_not_ready(snap: Snapshot) -> Iterator[Finding]:
     """facts.md §5.3: ``status.state`` is ready / notReady / ignored; the Ready/Error conditions
     list the states not ready; failing that, the operand DaemonSets that are not ready name the

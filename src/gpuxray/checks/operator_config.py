@@ -18,7 +18,13 @@ from gpuxray.checks.operator import gpu_nodes, node_subject, operator_version
 from gpuxray.checks.registry import check
 from gpuxray.engines.capacity import gpu_resource_names
 from gpuxray.engines.dra import serves_gpus_through_dra
-from gpuxray.engines.operator import operand_pod_on, pod_matches, policy
+from gpuxray.engines.operator import (
+    gfd_expected,
+    operand_pod_on,
+    operator_may_run,
+    pod_matches,
+    policy,
+)
 from gpuxray.engines.plugin_config import ConfigRef, config_ref, find_configmap, validate
 from gpuxray.engines.signatures import default_matcher
 from gpuxray.knowledge import clusterpolicy as cpk
@@ -59,7 +65,8 @@ def _selects(selector: object, node: Node) -> bool:
     return all(labels.get(str(k)) == str(v) for k, v in selector.items())
 
 
-@check("GX412", needs=(Input.NODES, Input.CLUSTERPOLICIES))
+@check("GX412", needs=(Input.NODES, Input.CLUSTERPOLICIES),
+       applies=operator_may_run)
 def driver_os_mismatch(snap: Snapshot) -> Iterator[Finding]:
     """Seed §3: the driver container "needs every GPU node on the same OS version"; precompiled
     images are tagged ``<branch>-<kernel>-<os>`` and need that exact kernel. NVIDIADriver CRs
@@ -177,7 +184,8 @@ def _driver_pod(snap: Snapshot, node: str) -> Pod | None:
 CONFIG_READERS = (DEVICE_PLUGIN, "gpu-feature-discovery", "nvidia-device-plugin-mps-control-daemon")
 
 
-@check("GX413", needs=(Input.NODES, Input.CLUSTERPOLICIES))
+@check("GX413", needs=(Input.NODES, Input.CLUSTERPOLICIES),
+       applies=operator_may_run)
 def plugin_config_invalid(snap: Snapshot) -> Iterator[Finding]:
     """Seed §6; facts.md §5.2, §6.1: config-manager picks the key named by the node label
     ``nvidia.com/device-plugin.config`` (else ``devicePlugin.config.default``) from the ConfigMap
@@ -363,7 +371,8 @@ def _churn(snap: Snapshot, node: str) -> tuple[list[Evidence], dict[str, int]]:
     return evs, restarts
 
 
-@check("GX414", needs=(Input.NODES,))
+@check("GX414", needs=(Input.NODES,),
+       applies=gfd_expected)
 def gfd_labels_missing(snap: Snapshot) -> Iterator[Finding]:
     """Seed §1: GFD publishes the GPU's product, count and memory as node labels, which placement
     (nodeSelector on ``nvidia.com/gpu.product``) and physical counts (capacity = count × replicas,

@@ -18,11 +18,15 @@ from gpuxray.model.snapshot import Input, Snapshot
 CheckFn = Callable[[Snapshot], Iterable[Finding]]
 
 
+Applies = Callable[[Snapshot], bool]
+
+
 @dataclass(frozen=True, slots=True)
 class CheckSpec:
     code: str
     needs: tuple[Input, ...]
     fn: CheckFn
+    applies: Applies | None = None  # False: the cluster has nothing this check is about
 
     @property
     def name(self) -> str:
@@ -36,15 +40,19 @@ class CheckSpec:
 REGISTRY: dict[str, CheckSpec] = {}
 
 
-def check(code: str, *, needs: tuple[Input, ...] = ()) -> Callable[[CheckFn], CheckFn]:
-    """Register ``fn`` as the check for ``code``; a code is registered at most once."""
+def check(code: str, *, needs: tuple[Input, ...] = (),
+          applies: Applies | None = None) -> Callable[[CheckFn], CheckFn]:
+    """Register ``fn`` as the check for ``code``; a code is registered at most once.
+    ``applies``: a predicate on evidence that the check's subject exists at all (the GPU
+    Operator for its own checks); where it says False the check is silent, neither run nor
+    ``unknown`` — a cluster without the operator has no ClusterPolicy to miss."""
 
     def deco(fn: CheckFn) -> CheckFn:
         if code not in CATALOG:
             raise ValueError(f"{code} is not in the code catalog")
         if code in REGISTRY:
             raise ValueError(f"{code} is registered twice")
-        REGISTRY[code] = CheckSpec(code, needs, fn)
+        REGISTRY[code] = CheckSpec(code, needs, fn, applies)
         return fn
 
     return deco
@@ -95,6 +103,8 @@ def all_checks(prefixes: Iterable[str] | None = None) -> dict[str, CheckSpec]:
 
 
 def run_check(spec: CheckSpec, snap: Snapshot) -> Iterator[Finding]:
+    if spec.applies is not None and not spec.applies(snap):
+        return
     missing = snap.missing(spec.needs)
     if missing:
         st = snap.state(missing[0])

@@ -23,7 +23,7 @@ from gpuxray.model.k8s import (
     Toleration,
 )
 from gpuxray.model.placement import required_affinity_matches
-from gpuxray.model.snapshot import Snapshot
+from gpuxray.model.snapshot import Input, Snapshot, memo
 
 BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 
@@ -182,6 +182,66 @@ def tolerates(tolerations: list[object], taint: Taint) -> bool:
         if t.key == taint.key and (t.value or "") == (taint.value or ""):
             return True
     return False
+
+
+#: owners of the operator's operand DaemonSets: the ClusterPolicy is made their controller
+#: (NVIDIA/gpu-operator@v25.10.1:controllers/object_controls.go ``SetControllerReference``),
+#: an NVIDIADriver of its driver DaemonSets (same tag, internal/state/driver.go)
+OPERATOR_OWNERS = frozenset({"ClusterPolicy", "NVIDIADriver"})
+OPERATOR_DEPLOYMENT = "gpu-operator"
+DEPLOY_LABEL_PREFIX = "nvidia.com/gpu.deploy."
+
+
+def operator_evidence(snap: Snapshot) -> str | None:
+    """What shows the GPU Operator manages this cluster, or None: a ClusterPolicy or
+    NVIDIADriver, a DaemonSet they own, its Deployment, or a node carrying its deploy labels
+    (the operator writes them, NVIDIA/gpu-operator@v25.10.1:controllers/state_manager.go)."""
+    if snap.clusterpolicies:
+        return f"ClusterPolicy {snap.clusterpolicies[0].metadata.name}"
+    if snap.nvidiadrivers:
+        return f"NVIDIADriver {snap.nvidiadrivers[0].metadata.name}"
+    for ds in snap.daemonsets:
+        if any(o.kind in OPERATOR_OWNERS for o in ds.metadata.owner_references):
+            return f"DaemonSet {ds.metadata.name} owned by the operator"
+    for d in snap.deployments:
+        if d.metadata.name == OPERATOR_DEPLOYMENT:
+            return f"Deployment {d.metadata.namespace}/{d.metadata.name}"
+    for n in snap.nodes:
+        if any(k.startswith(DEPLOY_LABEL_PREFIX) for k in n.metadata.labels):
+            return f"node {n.metadata.name} operand deploy labels"
+    return None
+
+
+def operator_absent(snap: Snapshot) -> bool:
+    """True only on evidence that the GPU Operator does not run here (seed §1 describes the
+    stack it deploys; clusters also run the device plugin alone — its static manifest or helm
+    chart, NVIDIA/k8s-device-plugin@v0.17.1:deployments/ — on hosts whose image carries driver
+    and toolkit, as EKS's and Bottlerocket's NVIDIA images do): nothing of the operator is
+    seen, and either its ClusterPolicy list was read (empty, or its CRD not served: 404) or a
+    device plugin DaemonSet it does not own serves the GPUs."""
+    def compute() -> bool:
+        if operator_evidence(snap) is not None:
+            return False
+        st = snap.state(Input.CLUSTERPOLICIES)
+        if st.collected or "404" in st.reason:
+            return True
+        return any("device-plugin" in ds.metadata.name for ds in snap.daemonsets)
+
+    return bool(memo(snap, "operator-absent", compute))
+
+
+def operator_may_run(snap: Snapshot) -> bool:
+    """``applies`` for the operator's own checks: everywhere but where it is provably absent."""
+    return not operator_absent(snap)
+
+
+def gfd_expected(snap: Snapshot) -> bool:
+    """GPU Feature Discovery's labels are expected where the operator may run (it deploys GFD)
+    or a GFD DaemonSet of its own exists (the device plugin's helm chart can deploy one,
+    NVIDIA/k8s-device-plugin@v0.17.1:deployments/helm/nvidia-device-plugin/values.yaml
+    ``gfd.enabled``)."""
+    return operator_may_run(snap) or any("gpu-feature-discovery" in ds.metadata.name
+                                         for ds in snap.daemonsets)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,168 @@
+"""Healthy GPU clusters without the GPU Operator: the device plugin alone on hosts whose image
+carries the driver and the toolkit.
+
+Many real GPU clusters never install the operator (seed §1 describes what it deploys; the same
+gates of §2 hold without it): on Amazon EKS the accelerated AL2023 image ships the NVIDIA driver
+and toolkit and sets the ``nvidia`` runtime as containerd's default (awslabs/amazon-eks-ami
+nodeadm, ../shared/corpus/containerd/eks-nodeadm-*-nvidia*), and users apply the device
+plugin's static manifest (NVIDIA/k8s-device-plugin@v0.17.1:deployments/static/
+nvidia-device-plugin.yml: DaemonSet ``nvidia-device-plugin-daemonset`` in ``kube-system``, no
+node selector, ``FAIL_ON_INIT_ERROR=false`` so CPU nodes idle); Bottlerocket's NVIDIA variants
+run the device plugin as a host service, so no DaemonSet exists at all
+(bottlerocket-os/bottlerocket-core-kit, ../shared/corpus/containerd/bottlerocket-k8s-nvidia).
+No ClusterPolicy CRD is served there: ``collect`` records its list as 404.
+
+The containerd files are given by the caller (the corpus texts), and so is ``config dump``
+(the node's real containerd in a test).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gpuxray.scenarios.builder import ClusterBuilder
+from gpuxray.scenarios.dcgm import Gpu, scrape
+from gpuxray.scenarios.healthy import crictl_info
+
+Dumper = Callable[[dict[str, str], str], str]
+
+DRIVER_VERSION = "570.172.08"
+PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v0.17.1"
+GPUS = 4
+GPU_NODES = ("ip-10-0-2-11.ec2.internal", "ip-10-0-2-12.ec2.internal")
+CPU_NODE = "ip-10-0-1-10.ec2.internal"
+NOT_SERVED = "404 Not Found"  # what collect records for a CRD the cluster does not serve
+
+
+@dataclass(frozen=True, slots=True)
+class Flavour:
+    name: str
+    os_image: str
+    kernel: str
+    containerd: str  # the version whose binary dumps the config
+    plugin_daemonset: bool  # False: the device plugin runs as a host service
+
+    @property
+    def runtime(self) -> str:
+        return f"containerd://{self.containerd}"
+
+
+EKS_AL2023_C1 = Flavour("eks-al2023-containerd1", "Amazon Linux 2023.8.20250818",
+                        "6.1.147-172.266.amzn2023.x86_64", "1.7.27", True)
+EKS_AL2023_C2 = Flavour("eks-al2023-containerd2", "Amazon Linux 2023.8.20250818",
+                        "6.1.147-172.266.amzn2023.x86_64", "2.1.9", True)
+BOTTLEROCKET = Flavour("bottlerocket-nvidia", "Bottlerocket OS 1.44.0 (aws-k8s-1.33-nvidia)",
+                       "6.1.146", "1.7.27", False)
+FLAVOURS = (EKS_AL2023_C1, EKS_AL2023_C2, BOTTLEROCKET)
+
+
+def build(flavour: Flavour, config_toml: str, *, dumper: Dumper | None = None) -> ClusterBuilder:
+    """A CPU node and two 4-GPU A10G nodes (g5.12xlarge) with ``config_toml`` as their
+    ``/etc/containerd/config.toml``, the device plugin (DaemonSet or host service), a training
+    pod on each GPU node, dcgm-exporter scrapes that show it busy, and the ClusterPolicy and
+    NVIDIADriver lists not served."""
+    b = ClusterBuilder()
+    common = {"eks.amazonaws.com/nodegroup": "gpu", "topology.kubernetes.io/zone": "us-west-2a"}
+    b.node(CPU_NODE, labels={**common, "eks.amazonaws.com/nodegroup": "system",
+                             "node.kubernetes.io/instance-type": "m6i.2xlarge"},
+           os_image=flavour.os_image, kernel=flavour.kernel, runtime=flavour.runtime)
+    for n in GPU_NODES:
+        b.node(n, gpus=GPUS, gpu_labels=False, product="NVIDIA-A10G",
+               labels={**common, "node.kubernetes.io/instance-type": "g5.12xlarge"},
+               os_image=flavour.os_image, kernel=flavour.kernel, runtime=flavour.runtime)
+    if flavour.plugin_daemonset:
+        _static_plugin(b)
+    for i, n in enumerate(GPU_NODES):
+        pod = f"train-{i}"
+        b.pod("ml", pod, node=n, gpus=2)
+        gpus = [Gpu(k, util=85.0, fb_used=20000.0, fb_total=23028.0, namespace="ml", pod=pod,
+                    container="main") for k in range(2)]
+        b.metrics(n, scrape(n, gpus + [Gpu(k, fb_total=23028.0) for k in range(2, GPUS)]))
+        _host(b, n, flavour, config_toml, dumper)
+    for kind in ("daemonsets", "events", "configmaps", "deployments", "replicasets", "jobs", "statefulsets",
+                 "runtimeclasses", "resourcequotas"):
+        b.ensure(kind)
+    b.remove("clusterpolicies")
+    b.remove("nvidiadrivers")
+    b.error("cluster/clusterpolicies.json", NOT_SERVED)
+    b.error("cluster/nvidiadrivers.json", NOT_SERVED)
+    return b
+
+
+def _static_plugin(b: ClusterBuilder) -> None:
+    """The static manifest's DaemonSet: every node (no selector), one Running pod each."""
+    nodes = [CPU_NODE, *GPU_NODES]
+    labels = {"name": "nvidia-device-plugin-ds"}
+    ds = b.daemonset("kube-system", "nvidia-device-plugin-daemonset", node_selector={},
+                     tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists",
+                                   "effect": "NoSchedule"}],
+                     containers=["nvidia-device-plugin-ctr"], desired=len(nodes), labels=labels)
+    ds["spec"]["template"]["spec"].pop("nodeSelector", None)
+    ctr = ds["spec"]["template"]["spec"]["containers"][0]
+    ctr["image"] = PLUGIN_IMAGE
+    ctr["env"] = [{"name": "FAIL_ON_INIT_ERROR", "value": "false"}]
+    for i, n in enumerate(nodes):
+        b.pod("kube-system", f"nvidia-device-plugin-daemonset-{'abcde'[i]}x7k2", node=n,
+              labels=labels, owner=ds, containers=[ClusterBuilder.container(
+                  "nvidia-device-plugin-ctr", image=PLUGIN_IMAGE)])
+
+
+def _host(b: ClusterBuilder, node: str, flavour: Flavour, config_toml: str,
+          dump: Dumper | None) -> None:
+    files = {"etc/containerd/config.toml": config_toml}
+    b.host_file(node, "etc/containerd/config.toml", config_toml)
+    if dump is not None:
+        dumped = dump(files, flavour.containerd)
+        b.host_cmd(node, "containerd-config-dump.toml", dumped)
+        b.host_cmd(node, "crictl-info.json", crictl_info(dumped))
+    mod = "github.com/containerd/containerd/v2" if flavour.containerd.startswith("2.") \
+        else "github.com/containerd/containerd"
+    b.host_cmd(node, "containerd-version.txt", f"containerd {mod} v{flavour.containerd} "
+               "05044ec0a9a75232cad458027ca83437aae3f4da\n")
+    b.host_cmd(node, "systemctl-show-containerd.txt",
+               "Restart=always\nRestartUSec=5s\nNRestarts=0\nExecMainPID=2211\n"
+               "ExecMainStartTimestamp=Mon 2026-11-23 09:14:07 UTC\n"
+               "ActiveEnterTimestamp=Mon 2026-11-23 09:14:07 UTC\n")
+    b.host_cmd(node, "journal-containerd.txt",
+               f"2026-11-23T09:14:06+0000 {node} systemd[1]: Starting containerd.service - "
+               "containerd container runtime...\n"
+               f"2026-11-23T09:14:07+0000 {node} systemd[1]: Started containerd.service - "
+               "containerd container runtime.\n")
+    b.host_file(node, "etc/os-release", f'PRETTY_NAME="{flavour.os_image}"\n'
+                + ('ID=bottlerocket\nVERSION_ID=1.44.0\n' if "Bottlerocket" in flavour.os_image
+                   else 'ID="amzn"\nVERSION_ID="2023"\n'))
+    b.host_cmd(node, "uname.txt", f"Linux {node} {flavour.kernel} #1 SMP x86_64 GNU/Linux\n")
+    b.host_cmd(node, "lsmod.txt", "Module                  Size  Used by\n"
+               "nvidia_uvm           1785856  0\nnvidia_modeset       1605632  0\n"
+               "nvidia              60878848  2 nvidia_uvm,nvidia_modeset\n")
+    b.host_file(node, "proc/driver/nvidia/version",
+                f"NVRM version: NVIDIA UNIX x86_64 Kernel Module  {DRIVER_VERSION}  Wed Jul 16 "
+                "21:43:49 UTC 2025\n")
+    b.host_cmd(node, "dmesg.txt",
+               f"[Mon Nov 23 09:13:58 2026] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  "
+               f"{DRIVER_VERSION}  Wed Jul 16 21:43:49 UTC 2025\n")
+    b.host_cmd(node, "lspci-nvidia.txt", "".join(
+        f"{0x1b + i:02x}:00.0 3D controller [0302]: NVIDIA Corporation GA102GL [A10G] "
+        "[10de:2237] (rev a1)\n" for i in range(GPUS)))
+    b.host_cmd(node, "systemctl-show-fabricmanager.txt",
+               "ActiveState=inactive\nSubState=dead\nLoadState=not-found\n")
+    b.host_cmd(node, "nvidia-smi-q.xml", _smi_xml())
+
+
+def _smi_xml() -> str:
+    gpus = []
+    for i in range(GPUS):
+        bus = f"00000000:{0x1b + i:02X}:00.0"
+        gpus.append(f'  <gpu id="{bus}">\n    <product_name>NVIDIA A10G</product_name>\n'
+                    "    <mig_mode><current_mig>N/A</current_mig><pending_mig>N/A</pending_mig>"
+                    "</mig_mode>\n"
+                    f"    <uuid>GPU-5b1f0a3c-9d2e-4f61-8a7b-0c{i:02d}e4d5f6a7</uuid>\n"
+                    f"    <pci><pci_device_id>223710DE</pci_device_id><pci_bus_id>{bus}"
+                    "</pci_bus_id></pci>\n"
+                    "    <fb_memory_usage><total>23028 MiB</total><used>0 MiB</used>"
+                    "</fb_memory_usage>\n"
+                    "    <fabric><state>N/A</state><status>N/A</status></fabric>\n  </gpu>")
+    return (f'<?xml version="1.0" ?>\n<nvidia_smi_log>\n  <driver_version>{DRIVER_VERSION}'
+            f"</driver_version>\n  <attached_gpus>{GPUS}</attached_gpus>\n"
+            + "\n".join(gpus) + "\n</nvidia_smi_log>\n")
