@@ -122,6 +122,14 @@ CAUSES: tuple[Cause, ...] = (
     Cause("secure-boot", "GX403",
           "Secure Boot rejects the unsigned NVIDIA kernel module",
           "`mokutil --sb-state` and `dmesg | grep -iE 'key was rejected|module verification'`"),
+    # the host's own state behind those two (GX506/GX507, the roots of GX403 in
+    # knowledge/causal.py): what a pasted lsmod, the kernel's log or mokutil shows. Voted
+    # beside the GX403 cause, a step under it, so both codes are named
+    Cause("nouveau-loaded", "GX506", "the nouveau module is loaded on the GPU node",
+          "`lsmod | grep nouveau` and `lspci -k -d 10de:` (Kernel driver in use) on the node"),
+    Cause("secure-boot-enforced", "GX507",
+          "Secure Boot is on and the kernel enforces module signatures",
+          "`mokutil --sb-state` and `dmesg | grep -iE 'lockdown|module verification'`"),
     Cause("nodes-unlabelled", "GX401",
           "GPU nodes lack the labels the operand DaemonSets select on (NFD's pci-10de, "
           "nvidia.com/gpu.present, the deploy labels)",
@@ -718,6 +726,31 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("Failed to allocate device vector A (error code CUDA driver version is "
                     "insufficient for CUDA runtime version)!",
                     "NVIDIA/cuda-samples@v12.4:Samples/0_Introduction/vectorAdd/vectorAdd.cu"))),
+    # ---- what a workload in the container prints (the CUDA runtime's error strings) ----------
+    # No GPU reached the container: the pod asked for none in limits, or nothing injected one
+    # (runc), or it was lost after start; which one, the pod spec and runtime class tell.
+    _s("cuda-no-device", "no cuda-capable device|no cuda gpus are available|"
+       "cudagetdevicecount returned 100",
+       r"no cuda-capable device is detected|no cuda gpus are available|"
+       r"cudagetdevicecount returned 100\b",
+       {"envvar-ignored": 1.5, "runtime-not-default": 1.25, "device-lost": 0.5}, (LOG, STATUS),
+       examples=(_x("cudaGetDeviceCount returned 100",
+                    "NVIDIA/cuda-samples@v12.4:Samples/1_Utilities/deviceQuery/deviceQuery.cpp"),
+                 _x("-> no CUDA-capable device is detected",
+                    "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"),
+                 _x("RuntimeError: No CUDA GPUs are available",
+                    "pytorch/pytorch@1d8b3cca:torch/csrc/api/src/cuda.cpp"))),
+    # cudaErrorSystemDriverMismatch (803) / cudaErrorCompatNotSupportedOnDevice (804): the
+    # image's CUDA (or its forward-compatibility libraries) against the node's driver
+    _s("cuda-driver-combination", "unsupported display driver|forward compatibility was attempted",
+       r"system has unsupported display driver / cuda driver combination|"
+       r"forward compatibility was attempted on non supported hw",
+       {"cuda-requirement": 2.5, "nvml-mismatch": 1.0}, (LOG, STATUS),
+       examples=(_x("-> system has unsupported display driver / cuda driver combination",
+                    "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"),
+                 _x("RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward "
+                    "compatibility was attempted on non supported HW",
+                    "https://docs.nvidia.com/deploy/cuda-compatibility/"))),
     # ---- NVML / driver in containers (facts.md §8; seed §4) -------------------------------------
     _s("nvml-version-mismatch", "version mismatch|api mismatch",
        r"driver/library version mismatch|nvrm: api mismatch", {"nvml-mismatch": 4.0},
@@ -824,13 +857,17 @@ SIGNATURES: tuple[Signature, ...] = (
                     GH + "NVIDIA/aicr/issues/1858"),
                  _x("NVRM: NVIDIA 595.45.04 driver release.",
                     OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c"))),
+    # the installer (in the driver container) refusing to go on while nouveau holds the GPU
     _s("nouveau-in-use", "nouveau",
-       r"nouveau kernel driver is (?:currently )?in use|"
-       r"^\s*nouveau\s+\d+\s+\d+|\bnouveau \d{4}:[0-9a-f]{2}:",
+       r"nouveau kernel driver is (?:currently )?in use",
        {"nouveau": 4.0}, (LOG, DMESG, DESCRIBE), True,
        examples=(_x("WARNING: The Nouveau kernel driver is currently in use by your system.",
-                    INST + "misc.c"),
-                 _x("nouveau              2359296  0", "kmod-project/kmod@v31:tools/lsmod.c"),
+                    INST + "misc.c"),)),
+    # the host showing nouveau loaded: lsmod's row, nouveau's own probe line
+    _s("nouveau-module-loaded", "nouveau",
+       r"^\s*nouveau\s+\d+\s+\d+|\bnouveau \d{4}:[0-9a-f]{2}:",
+       {"nouveau": 4.0, "nouveau-loaded": 2.5}, (LOG, DMESG, DESCRIBE), True,
+       examples=(_x("nouveau              2359296  0", "kmod-project/kmod@v31:tools/lsmod.c"),
                  _x("[    4.123456] nouveau 0000:3b:00.0: NVIDIA GA100 (170000a1)",
                     "torvalds/linux@v6.8:drivers/gpu/drm/nouveau/nvkm/engine/device/base.c"))),
     # ENOKEY / EKEYREJECTED from the kernel's module signature check under enforcement.
@@ -889,24 +926,24 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("Kernel module load error: File exists", INST + "kernel.c"),)),
     _s("secure-boot-lockdown", "lockdown|unsigned module is rejected",
        r"lockdown: .*unsigned module loading is restricted|loading of unsigned module is rejected",
-       {"secure-boot": 4.0}, (DMESG,), True,
+       {"secure-boot": 4.0, "secure-boot-enforced": 2.5}, (DMESG,), True,
        examples=(_x("Lockdown: modprobe: unsigned module loading is restricted; see man "
                     "kernel_lockdown.7", "torvalds/linux@v6.8:security/lockdown/lockdown.c"),
                  _x("Loading of unsigned module is rejected",
                     "torvalds/linux@v6.8:kernel/module/signing.c"))),
     _s("secure-boot-enabled", "secureboot enabled",
-       r"secureboot enabled", {"secure-boot": 2.0}, (SMI, LOG),
+       r"secureboot enabled", {"secure-boot": 2.0, "secure-boot-enforced": 1.25}, (SMI, LOG),
        examples=(_x("SecureBoot enabled", "lcp/mokutil@0.7.2:src/mokutil.c"),)),
     # The module was *loaded* unsigned: signature enforcement is off, so Secure Boot did not
     # block it; and a loaded module rules out nouveau and missing headers (knowledge audit §0.2).
     _s("module-loaded-unsigned", "module verification failed",
        r"nvidia\S*: module verification failed:? signature", {}, (DMESG,),
-       against=("secure-boot", "nouveau", "kernel-headers"),
+       against=("secure-boot", "secure-boot-enforced", "nouveau", "kernel-headers"),
        examples=(_x("nvidia: module verification failed: signature and/or required key "
                     "missing - tainting kernel", "torvalds/linux@v6.8:kernel/module/main.c"),)),
     _s("nvrm-loaded", "nvrm: loading nvidia",
        r"nvrm: loading nvidia unix", {}, (DMESG,),
-       against=("secure-boot", "nouveau", "kernel-headers"),
+       against=("secure-boot", "secure-boot-enforced", "nouveau", "kernel-headers"),
        examples=(_x("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.124.06  Tue Feb 11 "
                     "2025", GH + "NVIDIA/gpu-operator/issues/544"),)),
     _s("precompiled-missing", "linux-objects-nvidia|linux-signatures-nvidia|linux-modules-nvidia",
@@ -1059,10 +1096,13 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x('level=ERROR msg="Both embedded and remote DCGM failed: libdcgm.so not '
                     'Found"',
                     "NVIDIA/dcgm-exporter@4.5.3-4.8.2:internal/pkg/dcgmprovider/smart_init.go"),)),
-    _s("dcgm-exporter-nvml", "cannot init nvml library",
-       r"cannot init nvml library; err:", {"nvml-init": 2.0, "runtime-not-default": 1.0}, (LOG,),
+    _s("dcgm-exporter-nvml", "init nvml library",
+       r"cannot init nvml library; err:|can not init nvml library",
+       {"nvml-init": 2.0, "runtime-not-default": 1.0}, (LOG,),
        examples=(_x('level=ERROR msg="Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND"',
-                    "NVIDIA/dcgm-exporter@4.5.3-4.8.2:internal/pkg/nvmlprovider/provider.go"),)),
+                    "NVIDIA/dcgm-exporter@4.5.3-4.8.2:internal/pkg/nvmlprovider/provider.go"),
+                 _x('level=error msg="Can not init NVML library."',
+                    "NVIDIA/dcgm-exporter@3.3.5-3.4.1:internal/pkg/nvmlprovider/provider.go"))),
     _s("dcgm-profiling", "profiling|not collecting dcp metrics",
        r"profiling is not supported for this group of gpus|"
        r"not collecting dcp metrics: .*module of dcgm that is not currently loaded",
@@ -1696,6 +1736,21 @@ DRA_SIGNATURES: tuple[Signature, ...] = (
     _s("dra-unprepared-mig", "aren't prepared to any claim|are not prepared to any claim",
        r"mig devices found that (?:aren't|are not) prepared to any claim",
        {"dra-driver-down": 4.0}, (LOG,), True),
+    # the kubelet plugin's own Prepare errors (the claim's config or MIG profile cannot be
+    # applied on this GPU)
+    _s("dra-plugin-prepare", "preparing devices for claim|prepare devices failed|mig mode disabled|"
+       "does not exist on gpu|gpu config|mps control daemon|not allocatable",
+       r"error preparing devices for claim|prepare devices failed: |"
+       r"cannot prepare a gpu with mig mode disabled|mig profile \S+ does not exist on gpu|"
+       r"error (?:validating|applying|normalizing) gpu config|"
+       r"mps control daemon is not yet ready|requested device is not allocatable",
+       {"dra-prepare": 3.5}, (LOG, EVENT, DESCRIBE), True),
+    # the kubelet plugin cannot start: no devices to enumerate, no CDI directory
+    _s("dra-plugin-start", "enumerating all possible devices|device library|"
+       "cdi file generation|nvidia-cdi-hook",
+       r"error enumerating all possible devices|failed to create device library|"
+       r"path for cdi file generation is not a directory|error setting up nvidia-cdi-hook",
+       {"dra-driver-down": 3.5}, (LOG,), True),
     _s("dra-cdi-claim", "k8s.gpu.nvidia.com/claim",
        r"unresolvable cdi devices?.*k8s\.gpu\.nvidia\.com/claim=", {"dra-cdi": 5.0},
        (EVENT, STATUS, DESCRIBE), True),
@@ -1719,6 +1774,11 @@ DRA_EXAMPLES: dict[str, str] = {
     "dra-unprepared-mig": "Error: unable to sync prepared devices from CRD: MIG devices found "
                           "that aren't prepared to any claim: map[GPU-fb94dd02-0d83-9a84-fc28-"
                           "4f82083afef0:map[MIG-14f88cdc-5b6d-521d-ac11-75b761535917:0xc00068a4b0]]",
+    "dra-plugin-prepare": "E0312 10:02:10.000000 1 driver.go:158] error preparing devices for "
+                          "claim 5f0c: prepare devices failed: cannot prepare a GPU with MIG "
+                          "mode disabled: GPU-5c0f",
+    "dra-plugin-start": "Error: error creating driver: error enumerating all possible devices: "
+                        "error getting GPU info: ERROR_UNKNOWN",
     "dra-cdi-claim": "failed to create containerd container: CDI device injection failed: "
                      "unresolvable CDI devices k8s.gpu.nvidia.com/claim=5f0c-gpu-0",
 }
@@ -1737,6 +1797,10 @@ _DRA_SOURCES: dict[str, str] = {
     "dra-unprepared-mig": "NVIDIA/k8s-dra-driver-gpu@dc531f3a:cmd/nvidia-dra-plugin/"
                           "device_state.go",
     "dra-cdi-claim": CD + "pkg/cdi/oci_opt.go",
+    "dra-plugin-prepare": "NVIDIA/k8s-dra-driver-gpu@v25.8.1:cmd/gpu-kubelet-plugin/"
+                          "device_state.go",
+    "dra-plugin-start": "NVIDIA/k8s-dra-driver-gpu@v25.8.1:cmd/gpu-kubelet-plugin/"
+                        "device_state.go",
 }
 DRA_SIGNATURES = tuple(replace(sg, examples=(Example(DRA_EXAMPLES[sg.id], _DRA_SOURCES[sg.id]),))
                        for sg in DRA_SIGNATURES)
