@@ -1778,7 +1778,8 @@ DRA_EXAMPLES: dict[str, str] = {
                           "claim 5f0c: prepare devices failed: cannot prepare a GPU with MIG "
                           "mode disabled: GPU-5c0f",
     "dra-plugin-start": "Error: error creating driver: error enumerating all possible devices: "
-                        "error getting GPU info: ERROR_UNKNOWN",
+                        "error enumerating GPUs and MIG devices: error initializing NVML: "
+                        "ERROR_LIBRARY_NOT_FOUND",
     "dra-cdi-claim": "failed to create containerd container: CDI device injection failed: "
                      "unresolvable CDI devices k8s.gpu.nvidia.com/claim=5f0c-gpu-0",
 }
@@ -1800,7 +1801,7 @@ _DRA_SOURCES: dict[str, str] = {
     "dra-plugin-prepare": "NVIDIA/k8s-dra-driver-gpu@v25.8.1:cmd/gpu-kubelet-plugin/"
                           "device_state.go",
     "dra-plugin-start": "NVIDIA/k8s-dra-driver-gpu@v25.8.1:cmd/gpu-kubelet-plugin/"
-                        "device_state.go",
+                        "device_state.go; cmd/gpu-kubelet-plugin/nvlib.go",
 }
 DRA_SIGNATURES = tuple(replace(sg, examples=(Example(DRA_EXAMPLES[sg.id], _DRA_SOURCES[sg.id]),))
                        for sg in DRA_SIGNATURES)
