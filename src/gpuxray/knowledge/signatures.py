@@ -1800,8 +1800,7 @@ _DRA_SOURCES: dict[str, str] = {
     "dra-cdi-claim": CD + "pkg/cdi/oci_opt.go",
     "dra-plugin-prepare": "NVIDIA/k8s-dra-driver-gpu@v25.8.1:cmd/gpu-kubelet-plugin/"
                           "device_state.go",
-    "dra-plugin-start": "NVIDIA/k8s-dra-driver-gpu@v25.8.1:cmd/gpu-kubelet-plugin/"
-                        "device_state.go; cmd/gpu-kubelet-plugin/nvlib.go",
+    "dra-plugin-start": "NVIDIA/k8s-dra-driver-gpu@v25.8.1:cmd/gpu-kubelet-plugin/nvlib.go",
 }
 DRA_SIGNATURES = tuple(replace(sg, examples=(Example(DRA_EXAMPLES[sg.id], _DRA_SOURCES[sg.id]),))
                        for sg in DRA_SIGNATURES)
