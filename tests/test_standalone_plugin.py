@@ -2,10 +2,12 @@
 diagnosable.
 
 The shapes are real: EKS AL2023 NVIDIA nodes with the containerd config nodeadm writes
-(containerd 1.x and 2.x, ../shared/corpus/containerd/eks-nodeadm-*), and Bottlerocket's NVIDIA
-variant (its rendered config, device plugin as a host service); ``config dump`` is the node's
-real containerd where built. Healthy means nothing above info. The controls show the quiet is
-earned: with a ClusterPolicy present the same unlabelled nodes are GX401 again; an operator
+(containerd 1.x and 2.x, ../shared/corpus/containerd/eks-nodeadm-*), Bottlerocket's NVIDIA
+variant (its rendered config, device plugin as a host service), and GKE (Google's device
+plugin, the GCE COS containerd config without any nvidia runtime); ``config dump`` is the
+node's real containerd where built. Healthy means nothing above info. The controls show the quiet is
+earned: with a ClusterPolicy present the same unlabelled nodes are GX401 again; NVIDIA's
+device plugin on GKE's runtime-less config is GX301 again; an operator
 whose list could not be read (403) stays ``unknown``; a node advertising fewer GPUs than its
 host lists is GX604 with the host's count.
 """
@@ -34,6 +36,8 @@ CONFIGS = {
 
 
 def _config(flavour: S.Flavour) -> str:
+    if flavour is S.GKE_COS:
+        return S.GCE_CONFIG
     path = CORPUS / CONFIGS[flavour.name]
     if not path.is_file():
         pytest.skip(f"corpus file {path} is not here")
@@ -107,3 +111,13 @@ def test_operator_owned_daemonset_is_evidence(tmp_path: Path) -> None:
     snap = load_bundle_dir(b.write(tmp_path / "b"))
     assert "nvidia-device-plugin-daemonset" in (operator_evidence(snap) or "")
     assert not operator_absent(snap)
+
+
+def test_nvidia_plugin_without_the_handler_is_gx301(tmp_path: Path) -> None:
+    b = _cluster(S.GKE_COS)
+    ds = b.find("daemonsets", "nvidia-gpu-device-plugin", "kube-system")
+    ds["spec"]["template"]["spec"]["containers"][0]["image"] = S.PLUGIN_IMAGE
+    fs = [f for f in _findings(b, tmp_path) if f.code == "GX301"]
+    assert sorted((f.subject.name, f.status) for f in fs) == [
+        (n, Status.FAIL) for n in sorted(S.GPU_NODES)]
+    assert all("nvidia" not in f.params["runtimes"] for f in fs)

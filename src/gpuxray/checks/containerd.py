@@ -31,7 +31,7 @@ from gpuxray.engines.containerd import Analysis, LostKey, analyse_host
 from gpuxray.engines.containerd.host import has_config
 from gpuxray.engines.containerd.merge import dig, nvidia_dump_lines
 from gpuxray.engines.nodefacts import ABSENT, hosts_for_checks
-from gpuxray.engines.operator import operand_pods, pod_matches
+from gpuxray.engines.operator import operand_pods, plugins_inject_devices, pod_matches
 from gpuxray.knowledge.signatures import CAUSE_BY_ID
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import CLUSTER, Evidence, Finding, Severity, Subject
@@ -394,13 +394,16 @@ def runtime_handler_missing(snap: Snapshot) -> Iterator[Finding]:
     names = list(dict.fromkeys([*gpu_nodes, *from_events,
                                 *(h for h in snap.hosts if not snap.has(Input.NODES))]))
     running = _nodes_running_on(snap, handler)
+    # a device plugin that injects devices itself (GKE's) needs no handler unless pods ask
+    handler_needed = in_use or not plugins_inject_devices(snap)
     for node in names:
         subj = node_subject(node)
         events = from_events.get(node, [])
         host = snap.hosts.get(node)
         a = host_analysis(snap, host) if host is not None and has_config(host) else None
         files_ok = a is not None and a.complete and not a.fatal
-        files_missing = a is not None and files_ok and handler not in a.runtimes
+        files_missing = (a is not None and files_ok and handler not in a.runtimes
+                         and handler_needed)
         if events or files_missing:
             ev = list(events)
             if a is not None:

@@ -235,6 +235,24 @@ def operator_may_run(snap: Snapshot) -> bool:
     return not operator_absent(snap)
 
 
+#: NVIDIA's device plugin image (nvcr.io/nvidia/k8s-device-plugin): its containers get their
+#: GPUs through the NVIDIA runtime or CDI, so it needs the containerd ``nvidia`` handler
+NVIDIA_PLUGIN_IMAGE = "k8s-device-plugin"
+
+
+def plugins_inject_devices(snap: Snapshot) -> bool:
+    """True where GPUs reach containers without any NVIDIA runtime: the operator is absent and
+    every device plugin DaemonSet runs a plugin other than NVIDIA's — GKE's answers Allocate
+    with the device nodes and the driver's mounts itself
+    (GoogleCloudPlatform/container-engine-accelerators@v1.0.20:pkg/gpu/nvidia/beta_plugin.go),
+    so its nodes' containerd has no ``nvidia`` handler and needs none."""
+    if not operator_absent(snap):
+        return False
+    plugins = [ds for ds in snap.daemonsets if "device-plugin" in ds.metadata.name]
+    return bool(plugins) and not any(NVIDIA_PLUGIN_IMAGE in c.image for ds in plugins
+                                     for c in ds.spec.template.spec.containers)
+
+
 def gfd_expected(snap: Snapshot) -> bool:
     """GPU Feature Discovery's labels are expected where the operator may run (it deploys GFD)
     or a GFD DaemonSet of its own exists (the device plugin's helm chart can deploy one,

@@ -9,7 +9,11 @@ plugin's static manifest (NVIDIA/k8s-device-plugin@v0.17.1:deployments/static/
 nvidia-device-plugin.yml: DaemonSet ``nvidia-device-plugin-daemonset`` in ``kube-system``, no
 node selector, ``FAIL_ON_INIT_ERROR=false`` so CPU nodes idle); Bottlerocket's NVIDIA variants
 run the device plugin as a host service, so no DaemonSet exists at all
-(bottlerocket-os/bottlerocket-core-kit, ../shared/corpus/containerd/bottlerocket-k8s-nvidia).
+(bottlerocket-os/bottlerocket-core-kit, ../shared/corpus/containerd/bottlerocket-k8s-nvidia);
+GKE deploys Google's own device plugin (GoogleCloudPlatform/container-engine-accelerators@v1.0.20:
+cmd/nvidia_gpu/device-plugin.yaml: ``nvidia-gpu-device-plugin`` in ``kube-system`` on nodes
+labelled ``cloud.google.com/gke-accelerator``), which hands containers the device nodes and the
+driver's files itself, so containerd there has no ``nvidia`` runtime at all (:data:`GCE_CONFIG`).
 No ClusterPolicy CRD is served there: ``collect`` records its list as 404.
 
 The containerd files are given by the caller (the corpus texts), and so is ``config dump``
@@ -35,13 +39,52 @@ CPU_NODE = "ip-10-0-1-10.ec2.internal"
 NOT_SERVED = "404 Not Found"  # what collect records for a CRD the cluster does not serve
 
 
+#: /etc/containerd/config.toml of a GCE Container-Optimized OS node, rendered from
+#: kubernetes/kubernetes@v1.37.2:cluster/gce/gci/configure-helper.sh ``setup-containerd`` with
+#: its defaults (KUBE_HOME=/home/kubernetes, cgroup v2 so SystemdCgroup = true, the cni
+#: template kept, no pull-through cache, no test handler, no docker group)
+GCE_CONFIG = """version = 2
+# Kubernetes requires the cri plugin.
+required_plugins = ["io.containerd.grpc.v1.cri"]
+# Kubernetes doesn't use containerd restart manager.
+disabled_plugins = ["io.containerd.internal.v1.restart"]
+oom_score = -999
+
+[debug]
+  level = "info"
+
+[plugins."io.containerd.grpc.v1.cri"]
+  stream_server_address = "127.0.0.1"
+  max_container_log_line_size = 262144
+  sandbox_image = "registry.k8s.io/pause:3.10.2"
+[plugins."io.containerd.grpc.v1.cri".cni]
+  bin_dir = "/home/kubernetes/bin"
+  conf_dir = "/etc/cni/net.d"
+  conf_template = "/home/kubernetes/cni.template"
+[plugins."io.containerd.grpc.v1.cri".containerd]
+  default_runtime_name = "runc"
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+  runtime_type = "io.containerd.runc.v2"
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+  SystemdCgroup = true
+# enable hosts config
+[plugins."io.containerd.grpc.v1.cri".registry]
+  config_path = "/etc/containerd/certs.d"
+"""
+GKE_PLUGIN_IMAGE = "gcr.io/gke-release/nvidia-gpu-device-plugin@sha256:5881b00412e4fbd0715741eba696ddf040a92a1680773d8937189181b4313c3f"  # noqa: E501
+
+
 @dataclass(frozen=True, slots=True)
 class Flavour:
     name: str
     os_image: str
     kernel: str
     containerd: str  # the version whose binary dumps the config
-    plugin_daemonset: bool  # False: the device plugin runs as a host service
+    plugin: str  # "static" (NVIDIA's manifest), "host" (a host service), "gke" (Google's)
+
+    @property
+    def plugin_daemonset(self) -> bool:
+        return self.plugin != "host"
 
     @property
     def runtime(self) -> str:
@@ -49,12 +92,13 @@ class Flavour:
 
 
 EKS_AL2023_C1 = Flavour("eks-al2023-containerd1", "Amazon Linux 2023.8.20250818",
-                        "6.1.147-172.266.amzn2023.x86_64", "1.7.27", True)
+                        "6.1.147-172.266.amzn2023.x86_64", "1.7.27", "static")
 EKS_AL2023_C2 = Flavour("eks-al2023-containerd2", "Amazon Linux 2023.8.20250818",
-                        "6.1.147-172.266.amzn2023.x86_64", "2.1.9", True)
+                        "6.1.147-172.266.amzn2023.x86_64", "2.1.9", "static")
 BOTTLEROCKET = Flavour("bottlerocket-nvidia", "Bottlerocket OS 1.44.0 (aws-k8s-1.33-nvidia)",
-                       "6.1.146", "1.7.27", False)
-FLAVOURS = (EKS_AL2023_C1, EKS_AL2023_C2, BOTTLEROCKET)
+                       "6.1.146", "1.7.27", "host")
+GKE_COS = Flavour("gke-cos", "Container-Optimized OS from Google", "6.6.87+", "1.7.27", "gke")
+FLAVOURS = (EKS_AL2023_C1, EKS_AL2023_C2, BOTTLEROCKET, GKE_COS)
 
 
 def build(flavour: Flavour, config_toml: str, *, dumper: Dumper | None = None) -> ClusterBuilder:
@@ -71,17 +115,26 @@ def build(flavour: Flavour, config_toml: str, *, dumper: Dumper | None = None) -
         b.node(n, gpus=GPUS, gpu_labels=False, product="NVIDIA-A10G",
                labels={**common, "node.kubernetes.io/instance-type": "g5.12xlarge"},
                os_image=flavour.os_image, kernel=flavour.kernel, runtime=flavour.runtime)
-    if flavour.plugin_daemonset:
+    if flavour.plugin == "gke":
+        for n in GPU_NODES:
+            node = b.find("nodes", n)
+            node["metadata"]["labels"]["cloud.google.com/gke-accelerator"] = "nvidia-a10g"
+            node["spec"]["taints"] = [{"key": "nvidia.com/gpu", "value": "present",
+                                       "effect": "NoSchedule"}]
+        _gke_plugin(b)
+    elif flavour.plugin == "static":
         _static_plugin(b)
+    # GKE's ExtendedResourceToleration admission adds the GPU taint's toleration
+    tol = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
     for i, n in enumerate(GPU_NODES):
         pod = f"train-{i}"
-        b.pod("ml", pod, node=n, gpus=2)
+        b.pod("ml", pod, node=n, gpus=2, tolerations=tol if flavour.plugin == "gke" else None)
         gpus = [Gpu(k, util=85.0, fb_used=20000.0, fb_total=23028.0, namespace="ml", pod=pod,
                     container="main") for k in range(2)]
         b.metrics(n, scrape(n, gpus + [Gpu(k, fb_total=23028.0) for k in range(2, GPUS)]))
         _host(b, n, flavour, config_toml, dumper)
-    for kind in ("daemonsets", "events", "configmaps", "deployments", "replicasets", "jobs", "statefulsets",
-                 "runtimeclasses", "resourcequotas"):
+    for kind in ("daemonsets", "events", "configmaps", "deployments", "replicasets", "jobs",
+                 "statefulsets", "runtimeclasses", "resourcequotas"):
         b.ensure(kind)
     b.remove("clusterpolicies")
     b.remove("nvidiadrivers")
@@ -108,6 +161,27 @@ def _static_plugin(b: ClusterBuilder) -> None:
                   "nvidia-device-plugin-ctr", image=PLUGIN_IMAGE)])
 
 
+def _gke_plugin(b: ClusterBuilder) -> None:
+    """Google's DaemonSet: GPU nodes only (required affinity on the accelerator label)."""
+    labels = {"k8s-app": "nvidia-gpu-device-plugin"}
+    ds = b.daemonset("kube-system", "nvidia-gpu-device-plugin", node_selector={},
+                     tolerations=[{"operator": "Exists", "effect": "NoExecute"},
+                                  {"operator": "Exists", "effect": "NoSchedule"}],
+                     containers=["nvidia-gpu-device-plugin"], desired=len(GPU_NODES),
+                     labels=labels)
+    spec = ds["spec"]["template"]["spec"]
+    spec.pop("nodeSelector", None)
+    spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [
+            {"key": "cloud.google.com/gke-accelerator", "operator": "Exists"}]}]}}}
+    spec["containers"][0]["image"] = GKE_PLUGIN_IMAGE
+    tol = spec["tolerations"]
+    for i, n in enumerate(GPU_NODES):
+        b.pod("kube-system", f"nvidia-gpu-device-plugin-{'ab'[i]}m4q2", node=n, labels=labels,
+              owner=ds, tolerations=tol, containers=[ClusterBuilder.container(
+                  "nvidia-gpu-device-plugin", image=GKE_PLUGIN_IMAGE)])
+
+
 def _host(b: ClusterBuilder, node: str, flavour: Flavour, config_toml: str,
           dump: Dumper | None) -> None:
     files = {"etc/containerd/config.toml": config_toml}
@@ -129,9 +203,10 @@ def _host(b: ClusterBuilder, node: str, flavour: Flavour, config_toml: str,
                "containerd container runtime...\n"
                f"2026-11-23T09:14:07+0000 {node} systemd[1]: Started containerd.service - "
                "containerd container runtime.\n")
-    b.host_file(node, "etc/os-release", f'PRETTY_NAME="{flavour.os_image}"\n'
-                + ('ID=bottlerocket\nVERSION_ID=1.44.0\n' if "Bottlerocket" in flavour.os_image
-                   else 'ID="amzn"\nVERSION_ID="2023"\n'))
+    os_id = {"host": "ID=bottlerocket\nVERSION_ID=1.44.0\n",
+             "gke": "ID=cos\nVERSION_ID=121\n"}.get(flavour.plugin,
+                                                     'ID="amzn"\nVERSION_ID="2023"\n')
+    b.host_file(node, "etc/os-release", f'PRETTY_NAME="{flavour.os_image}"\n{os_id}')
     b.host_cmd(node, "uname.txt", f"Linux {node} {flavour.kernel} #1 SMP x86_64 GNU/Linux\n")
     b.host_cmd(node, "lsmod.txt", "Module                  Size  Used by\n"
                "nvidia_uvm           1785856  0\nnvidia_modeset       1605632  0\n"
