@@ -309,8 +309,9 @@ SIGNATURES: tuple[Signature, ...] = (
                     K + "pkg/apis/core/validation/validation.go"))),
     # Filters run taints/affinity before NodeResourcesFit (facts.md §4): when the same message
     # also says "Insufficient nvidia.com/…", some node passed them, so the taint is not the cause.
-    _s("untolerated-taint", "node(s) had",
-       r"^(?!.*insufficient nvidia\.com/).*node\(s\) had (?:untolerated )?taint",
+    _s("untolerated-taint", "node(s) had|podtoleratesnodetaints",
+       r"^(?!.*insufficient nvidia\.com/).*(?:node\(s\) had (?:untolerated )?taint|"
+       r"\d+ podtoleratesnodetaints|podtoleratesnodetaints \(\d+\))",
        {"taint-selector": 2.5}, (EVENT, DESCRIBE),
        examples=(_x("0/3 nodes are available: 3 node(s) had untolerated taint "
                     "{nvidia.com/gpu: present}.",
@@ -318,16 +319,27 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("0/3 nodes are available: 3 node(s) had taint {nvidia.com/gpu: present}, "
                     "that the pod didn't tolerate.",
                     "kubernetes/kubernetes@v1.24.0:pkg/scheduler/framework/plugins/"
-                    "tainttoleration/taint_toleration.go"))),
-    _s("selector-mismatch", "didn't match pod's node affinity|didn't match node selector",
-       r"^(?!.*insufficient nvidia\.com/).*didn't match (?:pod's node affinity|node selector)",
+                    "tainttoleration/taint_toleration.go"),
+                 # the scheduler up to 1.10 named the failed predicate
+                 _x("0/2 nodes are available: 2 PodToleratesNodeTaints.",
+                    GH + "NVIDIA/k8s-device-plugin/issues/36"),
+                 _x("pod (vsphere-e2e-j11sb) failed to fit in any node - fit failure summary on "
+                    "nodes : PodToleratesNodeTaints (3)", GH + "kubernetes/kops/issues/2730"))),
+    _s("selector-mismatch", "didn't match pod's node affinity|didn't match node selector|"
+       "matchnodeselector",
+       r"^(?!.*insufficient nvidia\.com/).*(?:didn't match (?:pod's node affinity|node selector)|"
+       r"\d+ matchnodeselector|matchnodeselector \(\d+\))",
        {"taint-selector": 2.5}, (EVENT, DESCRIBE),
        examples=(_x("0/3 nodes are available: 3 node(s) didn't match Pod's node "
                     "affinity/selector.",
                     K + "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go"),
                  _x("0/3 nodes are available: 3 node(s) didn't match node selector.",
                     "kubernetes/kubernetes@v1.17.0:pkg/scheduler/algorithm/predicates/"
-                    "error.go"))),
+                    "error.go"),
+                 _x("0/4 nodes are available: 4 MatchNodeSelector.",
+                    GH + "kubernetes/kubernetes/issues/57574"),
+                 _x("No nodes are available that match all of the following predicates:: "
+                    "MatchNodeSelector (18).", GH + "argoproj/argo-workflows/issues/190"))),
     _s("insufficient-gpu", "insufficient nvidia.com/",
        r"insufficient nvidia\.com/[\w.-]+",
        {"not-advertised": 1.0, "unhealthy": 1.0, "exhausted": 1.0}, (EVENT, DESCRIBE),
@@ -465,6 +477,32 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("E0312 10:02:10.000000 1 main.go:278] Could not contact Kubelet. Did you "
                     "enable the device plugin feature gate?",
                     "NVIDIA/k8s-device-plugin@v0.14.0:cmd/nvidia-device-plugin/main.go"))),
+    # the plugin cannot watch kubelet's device-plugins directory (not mounted where it looks:
+    # a kubelet with another root dir; or inotify limits) or its gRPC server will not stay up
+    _s("plugin-cannot-serve", "fs watcher|grpc server|could not start device plugin",
+       r"failed to created? fs watcher|grpc server (?:for '[^']*' )?(?:has repeatedly crashed|"
+       r"crashed with error)|could not start device plugin",
+       {"not-advertised": 2.5}, (LOG,),
+       examples=(_x("2019/10/30 11:16:23 Failed to created FS watcher.",
+                    "NVIDIA/k8s-device-plugin@1.0.0-beta4:main.go"),
+                 _x("error starting plugins: failed to create FS watcher for "
+                    "/var/lib/kubelet/device-plugins/: too many open files",
+                    DP + "cmd/nvidia-device-plugin/main.go"),
+                 _x("GRPC server has repeatedly crashed recently. Quitting",
+                    "NVIDIA/k8s-device-plugin@1.0.0-beta4:server.go"),
+                 _x("I0312 10:02:10.000000 1 server.go:113] Could not start device plugin for "
+                    "'nvidia.com/gpu': listen unix /var/lib/kubelet/device-plugins/nvidia-gpu.sock: "
+                    "bind: address already in use",
+                    "NVIDIA/k8s-device-plugin@v0.14.0:internal/plugin/server.go"))),
+    # kubelet asks for a device the plugin does not know (its IDs changed under a restart or a
+    # config change: the pod is refused at admission)
+    _s("plugin-unknown-device", "unknown device",
+       r"invalid allocation request(?: for '[^']*')?: unknown device",
+       {"admission-failed": 2.5, "plugin-config-not-applied": 0.5}, (LOG, EVENT, STATUS), True,
+       examples=(_x("invalid allocation request for 'nvidia.com/gpu': unknown device: "
+                    "GPU-5c0f::3", "NVIDIA/k8s-device-plugin@v0.14.0:internal/plugin/server.go"),
+                 _x("invalid allocation request: unknown device: GPU-5c0f",
+                    "NVIDIA/k8s-device-plugin@1.0.0-beta4:server.go"))),
     # printed beside the NVML failure when the plugin runs where no driver reaches it
     _s("plugin-not-gpu-node", "if this is not a gpu node",
        r"if this is not a gpu node, you should set up a toleration or nodeselector",
@@ -1960,7 +1998,7 @@ COMPONENTS: tuple[Component, ...] = (
     Component("device-plugin",
               r"starting fs watcher|retrieving plugins|starting os watcher|loading nvml",
               r"nvidia-device-plugin|k8s-device-plugin",
-              r"registered device plugin for",
+              r"registered device plugin (?:for|with kubelet)",
               (("runtime-not-default", 0.4), ("not-advertised", 0.35),
                ("plugin-config-invalid", 0.3), ("mig-monitor", 0.25), ("unhealthy", 0.2)),
               DP + "cmd/nvidia-device-plugin/main.go (\"Starting FS watcher for %v\", "
