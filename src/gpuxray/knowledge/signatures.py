@@ -1065,6 +1065,34 @@ SIGNATURES: tuple[Signature, ...] = (
        {"driver-in-use": 4.0}, (LOG,), True,
        examples=(_x("Could not unload NVIDIA driver kernel modules, driver is in use",
                     DRV + "rhel8/nvidia-driver"),)),
+    # k8s-driver-manager (the driver pod's init container) preparing the node: nouveau it cannot
+    # unload, NVIDIA modules it cannot remove while GPU clients hold them
+    _s("driver-manager-nouveau", "unload nouveau driver",
+       r"failed to unload nouveau driver",
+       {"nouveau": 3.5}, (LOG,), True,
+       examples=(_x("Failed to unload nouveau driver",
+                    "NVIDIA/k8s-driver-manager@v0.6.0:driver-manager"),
+                 _x("failed to unload nouveau driver: exit status 1",
+                    "NVIDIA/k8s-driver-manager@v0.12.0:cmd/driver-manager/main.go"))),
+    _s("driver-manager-cleanup", "driver modules|nvidia driver components|gpu pods are drained|"
+       "drain node of gpu pods",
+       r"unable to cleanup driver modules|failed to uninstall nvidia driver components|"
+       r"cannot proceed until all gpu pods are drained|failed to drain node of gpu pods",
+       {"driver-in-use": 2.5, "upgrade-failed": 0.5}, (LOG,),
+       examples=(_x("Unable to cleanup driver modules, attempting again with node drain...",
+                    "NVIDIA/k8s-driver-manager@v0.6.0:driver-manager"),
+                 _x("Failed to uninstall nvidia driver components",
+                    "NVIDIA/k8s-driver-manager@v0.12.0:cmd/driver-manager/main.go"),
+                 _x("Cannot proceed until all GPU pods are drained from the node. Exiting.",
+                    "NVIDIA/k8s-driver-manager@v0.6.0:driver-manager"))),
+    # kmod refusing to remove a module a client holds (the host's display stack, a GPU pod)
+    _s("rmmod-nvidia-in-use", "is in use",
+       r"(?:rmmod|modprobe): (?:error|fatal): module nvidia\w* is in use",
+       {"driver-in-use": 3.0}, (LOG,), True,
+       examples=(_x("rmmod: ERROR: Module nvidia is in use by: nvidia_uvm nvidia_modeset",
+                    "kmod-project/kmod@v31:tools/rmmod.c"),
+                 _x("modprobe: FATAL: Module nvidia_modeset is in use.",
+                    "kmod-project/kmod@v31:tools/modprobe.c"))),
     _s("upgrade-failed-label", "upgrade-failed",
        r"gpu-driver-upgrade-state[=:]\s*\"?upgrade-failed", {"upgrade-failed": 4.0},
        (DESCRIBE, LOG), True,
@@ -1095,15 +1123,34 @@ SIGNATURES: tuple[Signature, ...] = (
     # systemd's lines for a Fabric Manager unit that ran and exited (a bad config, a driver
     # it does not match): stopped is "absent" to the GPUs, the version check tells which.
     _s("fm-unit-failed", "nvidia-fabricmanager.service|nvidia fabric manager",
-       r"nvidia-fabricmanager\.service: (?:main process exited, code=(?:exited|killed|dumped), "
-       r"status=[1-9]|failed with result)|failed to start nvidia fabric ?manager",
+       r"nvidia-fabricmanager\.service: (?:(?:main|control) process exited, "
+       r"code=(?:exited|killed|dumped), status=[1-9]|failed with result)|"
+       r"failed to start nvidia fabric ?manager|"
+       r"job for nvidia-fabricmanager\.service failed",
        {"fm-missing": 2.5, "fm-version": 1.0}, (JOURNAL, LOG, SMI),
        examples=(_x("nvidia-fabricmanager.service: Main process exited, code=exited, "
                     "status=1/FAILURE", "systemd/systemd@v255:src/core/service.c"),
                  _x("nvidia-fabricmanager.service: Failed with result 'exit-code'.",
                     "systemd/systemd@v255:src/core/service.c"),
                  _x("Failed to start NVIDIA fabric manager service.",
-                    "systemd/systemd@v255:src/core/job.c"))),
+                    "systemd/systemd@v255:src/core/job.c"),
+                 _x("nvidia-fabricmanager.service: Control process exited, code=exited, "
+                    "status=1/FAILURE", "systemd/systemd@v255:src/core/service.c"),
+                 _x("Job for nvidia-fabricmanager.service failed because the control process "
+                    "exited with error code.",
+                    "systemd/systemd@v255:src/systemctl/systemctl-start-unit.c"))),
+    # Fabric Manager's own exit: started where its NVSwitch driver reports nothing to manage
+    # (no NVSwitch, or the wrong FM flavour for the system), or its start script giving up
+    _s("fm-start-failed", "nvswitch device information|nv-fabricmanager",
+       r"request to query nvswitch device information from nvswitch driver failed|"
+       r"nv-fabricmanager [^\n]{0,200}\bfailed! exit code: [1-9]",
+       {"fm-missing": 2.5, "fm-version": 0.75}, (JOURNAL, LOG),
+       examples=(_x("nv-fabricmanager[4177]: request to query NVSwitch device information from "
+                    "NVSwitch driver failed with error:WARNING Nothing to do "
+                    "[NV_WARN_NOTHING_TO_DO]", GH + "NVIDIA/gpu-operator/issues/610"),
+                 _x('nvidia-fabricmanager-start.sh[4753]: "/usr/bin/nv-fabricmanager -c '
+                    '/usr/share/nvidia/nvswitch/fabricmanager.cfg" failed! Exit code: 1',
+                    GH + "data-infra/cube-studio/issues/29"))),
     _s("fm-state-inactive", "activestate=",
        r"^activestate=(?:inactive|failed)", {"fm-missing": 1.5}, (SMI,),
        examples=(_x("ActiveState=inactive",
