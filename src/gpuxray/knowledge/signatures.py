@@ -491,8 +491,8 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("GRPC server has repeatedly crashed recently. Quitting",
                     "NVIDIA/k8s-device-plugin@1.0.0-beta4:server.go"),
                  _x("I0312 10:02:10.000000 1 server.go:113] Could not start device plugin for "
-                    "'nvidia.com/gpu': listen unix /var/lib/kubelet/device-plugins/nvidia-gpu.sock: "
-                    "bind: address already in use",
+                    "'nvidia.com/gpu': listen unix /var/lib/kubelet/device-plugins/"
+                    "nvidia-gpu.sock: bind: address already in use",
                     "NVIDIA/k8s-device-plugin@v0.14.0:internal/plugin/server.go"))),
     # kubelet asks for a device the plugin does not know (its IDs changed under a restart or a
     # config change: the pod is refused at admission)
