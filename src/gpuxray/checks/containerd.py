@@ -30,7 +30,7 @@ from gpuxray.engines.capacity import is_gpu_node
 from gpuxray.engines.containerd import Analysis, LostKey, analyse_host
 from gpuxray.engines.containerd.host import has_config
 from gpuxray.engines.containerd.merge import dig, nvidia_dump_lines
-from gpuxray.engines.nodefacts import ABSENT, hosts_for_checks
+from gpuxray.engines.nodefacts import ABSENT, containerd_hosts, runs_containerd
 from gpuxray.engines.operator import operand_pods, plugins_inject_devices, pod_matches
 from gpuxray.knowledge.signatures import CAUSE_BY_ID
 from gpuxray.model.factory import fail, unknown
@@ -199,7 +199,7 @@ def _no_config(host: HostFacts, code: str) -> Finding:
 def dropin_overwrote_cri(snap: Snapshot) -> Iterator[Finding]:
     """Seed §5: a 3-line registry drop-in replaced the whole CRI section on 1.7 and the nvidia
     runtime vanished; facts.md §1.1 (1.x replaces per plugin key), §1.2 (2.x mixed versions)."""
-    for host in hosts_for_checks(snap).values():
+    for host in containerd_hosts(snap).values():
         if not has_config(host):
             yield _no_config(host, "GX501")
             continue
@@ -213,7 +213,7 @@ def migration_dropped_dropin(snap: Snapshot) -> Iterator[Finding]:
     the v2->v3 CRI migration of 2.0.2+ (``containerd/containerd@v2.2.9:plugins/cri/runtime/
     plugin.go`` ``migrateConfig``) takes only keys the v3 section lacks, so a root ``runtimes``
     table keeps every runtime of the drop-in out; 2.3 migrates each file before merging."""
-    for host in hosts_for_checks(snap).values():
+    for host in containerd_hosts(snap).values():
         if not has_config(host):
             yield _no_config(host, "GX510")
             continue
@@ -229,7 +229,7 @@ def config_invalid(snap: Snapshot) -> Iterator[Finding]:
     config``) it cannot add the ``nvidia`` runtime — its log says so even without host files.
     The host branch needs ``nodes/``; without it, one unknown names that input."""
     if snap.has(Input.HOSTS):
-        for host in hosts_for_checks(snap).values():
+        for host in containerd_hosts(snap).values():
             if not has_config(host):
                 yield _no_config(host, "GX509")
                 continue
@@ -304,7 +304,7 @@ def config_not_applied(snap: Snapshot) -> Iterator[Finding]:
     """facts.md §1.4: containerd never reloads its config; the toolkit's SIGHUP restart is what
     applies it. Files newer than the daemon's start, or a running handler set that differs from
     the files, mean the node runs something else than its files say (seed §5)."""
-    for host in hosts_for_checks(snap).values():
+    for host in containerd_hosts(snap).values():
         subj = node_subject(host.node)
         ev: list[Evidence] = []
         details: list[str] = []
@@ -399,6 +399,8 @@ def runtime_handler_missing(snap: Snapshot) -> Iterator[Finding]:
     for node in names:
         subj = node_subject(node)
         events = from_events.get(node, [])
+        if not events and not runs_containerd(snap, node):
+            continue  # containerd's handler table does not exist on a CRI-O node
         host = snap.hosts.get(node)
         a = host_analysis(snap, host) if host is not None and has_config(host) else None
         files_ok = a is not None and a.complete and not a.fatal

@@ -24,6 +24,7 @@ from gpuxray.engines.nodefacts import (
     Signature,
     driver_mode,
     node_facts,
+    runs_containerd,
 )
 from gpuxray.engines.unit_restarts import restart_episodes
 from gpuxray.knowledge.xid import xid_info
@@ -40,6 +41,11 @@ def _subject(nf: NodeFacts) -> Subject:
 
 def _gpu_facts(snap: Snapshot) -> list[NodeFacts]:
     return [nf for nf in node_facts(snap).values() if nf.is_gpu]
+
+
+def _containerd_facts(snap: Snapshot) -> list[NodeFacts]:
+    """GPU nodes whose kubelet runs on containerd (the containerd unit's checks)."""
+    return [nf for nf in _gpu_facts(snap) if runs_containerd(snap, nf.name)]
 
 
 def _unknown(code: str, missing: str, gaps: list[tuple[str, str]]) -> Iterator[Finding]:
@@ -68,7 +74,7 @@ def containerd_restart_policy(snap: Snapshot) -> Iterator[Finding]:
     """Seed §5 / facts.md §1.4, §2.3: the toolkit restarts containerd with SIGHUP, which ends
     the daemon; only ``Restart=always`` brings it back (upstream's unit has it)."""
     gaps: list[tuple[str, str]] = []
-    for nf in _gpu_facts(snap):
+    for nf in _containerd_facts(snap):
         setting = nf.unit_restart
         if setting is None:
             why = ("containerd.service is not a loaded unit (containerd may run under another "
@@ -97,7 +103,7 @@ def containerd_restarts(snap: Snapshot) -> Iterator[Finding]:
     """Seed §5, §7: the journal shows each SIGHUP → exit → scheduled restart → started; every
     toolkit (re)start causes two (facts.md §2.3). One finding per node with the timeline."""
     gaps: list[tuple[str, str]] = []
-    for nf in _gpu_facts(snap):
+    for nf in _containerd_facts(snap):
         events = nf.journal_events
         if events is None:
             gaps.append((nf.name, nf.missing_reason(CMD.JOURNAL_CONTAINERD)))

@@ -18,6 +18,7 @@ import yaml
 
 from gpuxray.checks.registry import check
 from gpuxray.engines.capacity import GPU_PREFIXES, is_gpu_node, is_terminal
+from gpuxray.engines.nodefacts import runs_containerd
 from gpuxray.engines.operator import (
     blocked_init,
     operand_of_pod,
@@ -450,8 +451,12 @@ def cdi_unresolvable(snap: Snapshot) -> Iterator[Finding]:
         unreadable = [p for p in (host.unreadable if host is not None else {})
                       if p.startswith(("etc/cdi", "var/run/cdi"))]
         # the node's files count as collected when its containerd config is there (the collector
-        # mirrors /etc/cdi and /var/run/cdi with it, BUNDLE.md)
-        if host is None or "etc/containerd/config.toml" not in host.files or unreadable:
+        # mirrors /etc/cdi and /var/run/cdi with it, BUNDLE.md); a node on another runtime has
+        # none, so any collected file counts
+        collected = host is not None and (
+            "etc/containerd/config.toml" in host.files if runs_containerd(snap, name)
+            else bool(host.files))
+        if host is None or not collected or unreadable:
             stuck = [p for p in _stuck_gpu_pods(snap, name)
                      if (p.metadata.namespace or "default", p.metadata.name) not in decided]
             why = (f"nodes/{name}/files/{unreadable[0]} unreadable" if unreadable

@@ -327,6 +327,23 @@ def hosts_for_checks(snap: Snapshot) -> dict[str, HostFacts]:
     return dict(sorted(hosts.items()))
 
 
+def runs_containerd(snap: Snapshot, node: str) -> bool:
+    """False where the kubelet reports another container runtime
+    (``status.nodeInfo.containerRuntimeVersion`` ``cri-o://…``, as on OpenShift, or
+    ``docker://…``): containerd's files and unit do not exist there and its checks do not apply.
+    A node not in the snapshot, or reporting nothing, is taken to run containerd."""
+    n = snap.node_by_name.get(node)
+    if n is None:
+        return True
+    version = n.status.node_info.container_runtime_version
+    return not version or version.startswith("containerd://")
+
+
+def containerd_hosts(snap: Snapshot) -> dict[str, HostFacts]:
+    """:func:`hosts_for_checks` less the nodes that run another runtime."""
+    return {k: h for k, h in hosts_for_checks(snap).items() if runs_containerd(snap, k)}
+
+
 @lru_cache(maxsize=4)
 def node_facts(snap: Snapshot) -> dict[str, NodeFacts]:
     """Parsed facts of every host in the snapshot (cached per snapshot)."""
