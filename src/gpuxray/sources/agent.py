@@ -79,7 +79,7 @@ def _template_pod(ds: dict[str, Any]) -> k8s.Pod:
     return msgspec.convert({"spec": spec}, k8s.Pod)
 
 
-def _pod_state(pod: k8s.Pod) -> tuple[str, str]:
+def _pod_state(pod: k8s.PodWithConditions) -> tuple[str, str]:
     """(started|terminal|waiting, reason) for the agent container of ``pod``."""
     if pod.status.phase == "Failed":
         return "terminal", f"agent pod failed: {pod.status.reason or ''} {pod.status.message}"
@@ -220,7 +220,8 @@ def _poll(root: Path, client: Client, pool: ThreadPoolExecutor, ns: str, run_id:
                           accept="text/plain, */*")
 
     while waiting:
-        pods = list_all(client, pods_path, k8s.Pod, [("labelSelector", f"{am.RUN_LABEL}={run_id}")])
+        pods = list_all(client, pods_path, k8s.PodWithConditions,
+                        [("labelSelector", f"{am.RUN_LABEL}={run_id}")])
         by_node = {n: p for p in pods if (n := pod_node(p))}
         for node in list(waiting):
             fut = inflight.get(node)

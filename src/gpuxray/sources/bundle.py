@@ -22,6 +22,7 @@ from gpuxray.sources.archive import bundle_root, extract_bundle
 from gpuxray.sources.decode import Whole, decode_file, decode_one
 from gpuxray.sources.files import HOST_FILE_LIMIT, printable_name, read_tail, utf8_name
 from gpuxray.sources.redact import redact_text
+from gpuxray.sources.shrink import Sharer
 
 T = TypeVar("T")
 #: given the snapshot without logs, the nodes whose operand logs to read (None: all of them)
@@ -191,11 +192,14 @@ def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
             continue
         rel = f.relative_to(root).as_posix()
         whole = None
+        each = None
         if core_pods and inp is Input.PODS:
             typ = k8s.PodCore
             whole = _whole_pods(whole_pods)
+        elif inp is Input.PODS:
+            each = Sharer().pods
         try:
-            objs = decode_file(f, typ, rel, whole)
+            objs = decode_file(f, typ, rel, whole, each)
         except InputError as exc:
             if not lenient:
                 raise

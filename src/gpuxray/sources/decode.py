@@ -108,7 +108,8 @@ class Whole:
     keep: Callable[[Any], bool]
 
 
-def decode_file(path: Path, typ: type[T], name: str, whole: Whole | None = None) -> list[T]:
+def decode_file(path: Path, typ: type[T], name: str, whole: Whole | None = None,
+                each: Callable[[list[T]], None] | None = None) -> list[T]:
     """Like :func:`decode_objects` for a file, but a large JSON List never sits in memory twice.
 
     Decoding a 350 MB ``pods.json`` the plain way holds the whole text and every decoded object
@@ -117,13 +118,24 @@ def decode_file(path: Path, typ: type[T], name: str, whole: Whole | None = None)
     piece. Where the pieces cannot be proven, the file is mapped and split into raw items
     first (:func:`_decode_mapped`), which also names a bad item.
     """
+    out = _decode_file(path, typ, name, whole, each)
+    return out
+
+
+def _decode_file(path: Path, typ: type[T], name: str, whole: Whole | None,
+                 each: Callable[[list[T]], None] | None) -> list[T]:
+    def done(objs: list[T]) -> list[T]:
+        if each is not None:
+            each(objs)
+        return objs
+
     if _is_yaml(name):
-        return decode_yaml_file(path, whole.typ if whole else typ, name)
+        return done(decode_yaml_file(path, whole.typ if whole else typ, name))
     size = path.stat().st_size
     if size < STREAM_THRESHOLD or not hasattr(mmap, "MADV_DONTNEED"):
-        return decode_objects(path.read_bytes(), whole.typ if whole else typ, name)
+        return done(decode_objects(path.read_bytes(), whole.typ if whole else typ, name))
     with open(path, "rb") as fh:
-        out = _decode_pieces(fh, size, typ, whole)
+        out = _decode_pieces(fh, size, typ, whole, each)
         if out is not None:
             return out
         if whole is not None:
@@ -133,11 +145,12 @@ def decode_file(path: Path, typ: type[T], name: str, whole: Whole | None = None)
             out, error = _decode_mapped(mm, typ, name)
     if error:
         raise InputError(error)
-    return out if out is not None else decode_objects(path.read_bytes(), typ, name)
+    return done(out if out is not None else decode_objects(path.read_bytes(), typ, name))
 
 
 def _decode_pieces(fh: io.BufferedIOBase, size: int, typ: type[T],
-                   whole: Whole | None = None) -> list[T] | None:
+                   whole: Whole | None = None,
+                   each: Callable[[list[T]], None] | None = None) -> list[T] | None:
     """Decode a List's items in pieces cut between two items, in one pass over the text.
 
     A cut is guessed where one item closes and the next opens the way the first one did
@@ -218,6 +231,8 @@ def _decode_pieces(fh: io.BufferedIOBase, size: int, typ: type[T],
                         for i, full in enumerate(whole_dec.decode(view)):
                             if whole.keep(full):
                                 got[i] = full
+                    if each is not None:
+                        each(got)
                     out.extend(got)
                     break
                 except msgspec.DecodeError:

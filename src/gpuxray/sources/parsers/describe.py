@@ -501,7 +501,7 @@ def _pod(lines: list[str]) -> DescribedPod | None:
         if "Tolerations" in by else [],
         containers=specs, init_containers=init_specs,
         runtime_class_name=by["Runtime Class Name"].value if "Runtime Class Name" in by else None)
-    status = k8s.PodStatus(
+    status = k8s.PodStatusConditions(
         phase=phase if phase != "Terminating" else "Running", conditions=conds,
         container_statuses=statuses, init_container_statuses=init_status,
         reason=by["Reason"].value if "Reason" in by else "",
@@ -512,7 +512,7 @@ def _pod(lines: list[str]) -> DescribedPod | None:
         labels=_kv_list(_multi(by["Labels"])) if "Labels" in by else {},
         annotations=_annotations(by["Annotations"]) if "Annotations" in by else {},
         owner_references=_owner(by["Controlled By"].value) if "Controlled By" in by else [])
-    pod = k8s.Pod(metadata=meta, spec=spec, status=status)
+    pod = k8s.PodWithConditions(metadata=meta, spec=spec, status=status)
     return DescribedPod(pod=pod, events=_events(by.get("Events"), "Pod", name, ns),
                         qos_class=by["QoS Class"].value if "QoS Class" in by else "")
 
