@@ -130,3 +130,23 @@ def test_undecided_corpus_results_name_what_tells_the_top_two_apart() -> None:
             seen += 1
             assert "`" in r.collect_next, case.name
     assert seen >= 10
+
+
+def test_clusterpolicy_status_votes_for_the_earliest_state_not_ready() -> None:
+    # NVIDIA/gpu-operator@v23.9.0:controllers/clusterpolicy_controller.go
+    line = ('level=info msg="ClusterPolicy is not ready, states not ready: '
+            '[state-operator-validation state-device-plugin state-driver]"\n')
+    r = triage([("operator", line)])
+    assert r.causes[0].cause.id == "driver-failing" and not r.decided
+    later = line.replace(" state-driver", "")
+    assert triage([("operator", later)]).causes[0].cause.id == "operand-init"
+    assert triage([("operator", "ClusterPolicy is ready")]).causes == []
+
+
+def test_host_state_lines_name_both_the_root_code_and_the_driver() -> None:
+    # kmod-project/kmod@v31:tools/lsmod.c
+    codes = _codes("Module                  Size  Used by\nnouveau              2359296  0\n")
+    assert codes[:2] == ["GX403", "GX506"]
+    # the installer's own refusal is the driver container's: no host-state code
+    installer = "WARNING: The Nouveau kernel driver is currently in use by your system.\n"
+    assert "GX506" not in _codes(installer)

@@ -37,6 +37,7 @@ from gpuxray.knowledge.signatures import (
     CAUSE_CHAIN,
     CAUSES,
     CHECK_CAUSE,
+    CLUSTERPOLICY_STATE_ORDER,
     COMPONENTS,
     OPERAND_STATE_VOTES,
     TROUBLE,
@@ -425,6 +426,30 @@ def wrapper_fallback_operand(text: str, matches: list[Match]) -> list[CauseScore
     return []
 
 
+_STATES_NOT_READY = re.compile(r"states not ready\W{0,6}((?:\W{0,4}[a-z][\w-]*){1,20})")
+
+
+def clusterpolicy_states(text: str) -> list[CauseScore]:
+    """Votes for the earliest operand state the ClusterPolicy status names not ready
+    (``knowledge.signatures.CLUSTERPOLICY_STATE_ORDER``; never deciding)."""
+    low = text[:FILE_SCAN].lower()
+    if "states not ready" not in low:
+        return []
+    named: set[str] = set()
+    for m in _STATES_NOT_READY.finditer(low):
+        named.update(re.findall(r"state-[a-z-]+|gpu-feature-discovery", m.group(1)))
+    for state, votes in CLUSTERPOLICY_STATE_ORDER:
+        if state in named:
+            out = []
+            for cid, w in votes:
+                cs = CauseScore(CAUSE_BY_ID[cid], w)
+                cs.signatures.append("reading:clusterpolicy-states")
+                cs.matched.append(f"ClusterPolicy: {state} not ready (the earliest named)")
+                out.append(cs)
+            return out
+    return []
+
+
 def _score_checks(findings: list[Finding]) -> tuple[list[CauseScore], list[Finding],
                                                      list[Finding]]:
     """Failing findings at warning or above become causes; unknowns are kept apart."""
@@ -595,7 +620,7 @@ def triage(texts: Iterable[tuple[str, str]],
                         and f.subject.name in evidence.imports_unpasted)]
     check_scores, check_fails, unknowns = _score_checks(checked)
     stage = [cs for _n, text in zip(names, (t.text for t in inputs), strict=True)
-             for cs in driver_log_stage(text) + operand_events(text)
+             for cs in driver_log_stage(text) + operand_events(text) + clusterpolicy_states(text)
              + wrapper_fallback_operand(text, matches)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches) + stage

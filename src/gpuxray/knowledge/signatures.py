@@ -407,6 +407,16 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("Allocate failed due to previously allocated devices are no longer healthy; "
                     "cannot allocate unhealthy devices nvidia.com/gpu, which is unexpected",
                     K + "pkg/kubelet/cm/devicemanager/manager.go"),)),
+    # kubelet's Topology Manager refusing a bound pod whose GPUs (with its CPUs) cannot be
+    # aligned on one NUMA node under single-numa-node/restricted: admission, not scheduling
+    _s("admission-topology", "topology locality|topologyaffinityerror",
+       r"resources cannot be allocated with topology locality|\btopologyaffinityerror\b",
+       {"admission-failed": 3.0}, (EVENT, STATUS, DESCRIBE), True,
+       examples=(_x("Warning  TopologyAffinityError  10m   kubelet, dell8  Resources cannot be "
+                    "allocated with Topology locality",
+                    "https://kubernetes.io/docs/tasks/administer-cluster/memory-manager/"),
+                 _x("Message:  Pod was rejected: Resources cannot be allocated with Topology "
+                    "locality", K + "pkg/kubelet/cm/topologymanager/topology_manager.go"))),
     _s("admission-error-status", "unexpectedadmissionerror",
        r"\bunexpectedadmissionerror\b", {"admission-failed": 1.5}, (STATUS, DESCRIBE),
        examples=(_x("Reason:            UnexpectedAdmissionError",
@@ -2094,3 +2104,25 @@ TROUBLE = (r"^\s*[ew]\d{4} |level=(?:error|fatal|warning)|^\s*(?:containers)?rea
            r"unable|cannot|could not|couldn't|not found|no such|denied|refused|timed out|"
            r"crashloopbackoff|back-off|errimagepull|imagepullbackoff|pending|init:\d|"
            r"unhealthy|panic|insufficient|mismatch|invalid|not ready)\b")
+
+# ---- ClusterPolicy's not-ready states (facts.md §5.3) -------------------------------------------
+# The operator's status names the operand states that are not ready ("ClusterPolicy is not
+# ready, states not ready: [state-driver state-operator-validation]"). States run in this order
+# and each waits for the one before (seed §4), so the earliest one named is where it stops; its
+# usual causes get a vote, never deciding.
+CLUSTERPOLICY_STATE_ORDER: tuple[tuple[str, tuple[tuple[str, float], ...]], ...] = (
+    ("state-driver", (("driver-failing", 1.5),)),
+    ("state-container-toolkit", (("containerd-config", 1.0), ("runtime-config-not-read", 1.0),
+                                 ("handler-missing", 0.75))),
+    ("state-operator-validation", (("operand-init", 1.25), ("driver-failing", 0.75))),
+    ("state-device-plugin", (("not-advertised", 1.0), ("runtime-not-default", 1.0),
+                             ("plugin-config-invalid", 0.75))),
+    ("state-mps-control-daemon", (("plugin-config-invalid", 1.0),)),
+    ("state-dcgm", (("dcgm-connect", 1.0),)),
+    ("state-dcgm-exporter", (("dcgm-connect", 1.0), ("dcgm-profiling", 0.75))),
+    ("gpu-feature-discovery", (("gfd-labels", 1.0),)),
+    ("state-mig-manager", (("mig-failed", 1.25),)),
+)
+CLUSTERPOLICY_SOURCES = (OP + "controllers/state_manager.go (the states, in order); "
+                         "NVIDIA/gpu-operator@v23.9.0:controllers/clusterpolicy_controller.go "
+                         "(\"ClusterPolicy is not ready, states not ready: %v\")")
