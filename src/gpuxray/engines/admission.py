@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import msgspec
+
 from gpuxray.engines.capacity import is_gpu_resource
 from gpuxray.model.k8s import Container, Event, PodSpec
 from gpuxray.model.quantity import QuantityError, parse_quantity
@@ -65,8 +67,22 @@ def invalid_gpu_value(message: str) -> list[tuple[str, str, str]]:
             for m in _INVALID_RE.finditer(message) if is_gpu_resource(m.group("res"))]
 
 
+_PROBLEMS: dict[bytes, tuple[str, ...]] = {}  # by the resources as written: a pending storm
+_RESOURCES = msgspec.json.Encoder()  # repeats one job's resources thousands of times
+
+
 def container_gpu_problems(c: Container) -> list[str]:
     """What the API server would refuse about this container's GPU quantities."""
+    key = _RESOURCES.encode(c.resources)
+    hit = _PROBLEMS.get(key)
+    if hit is None:
+        hit = tuple(_container_gpu_problems(c))
+        if len(_PROBLEMS) < 4096:
+            _PROBLEMS[key] = hit
+    return list(hit)
+
+
+def _container_gpu_problems(c: Container) -> list[str]:
     problems: list[str] = []
     req_gpu = [k for k in c.resources.requests if is_gpu_resource(k)]
     lim_gpu = [k for k in c.resources.limits if is_gpu_resource(k)]

@@ -539,27 +539,42 @@ class DraDevice:
                 "pods": list(self.pods)}
 
 
-def _text(pd: PoolDevice, ident: str, kind: str = "attributes") -> str:
-    return attribute(pd, pd.driver, ident, kind) or ""
-
-
 def dra_devices(snap: Snapshot, node: Node, driver: str) -> list[DraDevice]:
+    """The devices ``capacity`` lists for one node and driver. Attributes are read as
+    :func:`attribute` reads them (the plain identifier first, then qualified by the driver),
+    looked up directly: a fleet has thousands of devices, six attributes each."""
     v = view(snap)
     out = []
     for pd in v.node_devices(node):
         if pd.driver != driver:
             continue
-        holders = v.allocated.get(pd.id, [])
-        pods = sorted({f"{c.metadata.namespace or 'default'}/{r.name}" for c in holders
-                       for r in c.status.reserved_for if r.resource in ("pods", "")})
+        dev = pd.device
+        attrs, caps = dev.attributes, dev.capacity
+
+        def text(ident: str, drv: str = driver, attrs: Any = attrs) -> str:
+            a = attrs.get(ident)
+            if a is None:
+                a = attrs.get(f"{drv}/{ident}")
+            return "" if a is None else str(a)
+
+        mem = caps.get("memory")
+        if mem is None:
+            mem = caps.get(f"{driver}/memory")
+        holders = v.allocated.get(pd.id)
+        if holders:
+            claims = tuple(sorted(f"{c.metadata.namespace or 'default'}/{c.metadata.name}"
+                                  for c in holders))
+            pods = tuple(sorted({f"{c.metadata.namespace or 'default'}/{r.name}"
+                                 for c in holders for r in c.status.reserved_for
+                                 if r.resource in ("pods", "")}))
+        else:
+            claims = pods = ()
         out.append(DraDevice(
-            pd.device.name, pd.pool, pd.slice, _text(pd, "type"), _text(pd, "productName"),
-            _text(pd, "memory", "capacity"), _text(pd, "profile"), _text(pd, "uuid"),
-            _text(pd, "parentUUID"),
-            tuple(str(t) for t in pd.device.taints if t.effect in BLOCKING_TAINT_EFFECTS),
-            tuple(sorted(f"{c.metadata.namespace or 'default'}/{c.metadata.name}"
-                         for c in holders)),
-            tuple(pods)))
+            dev.name, pd.pool, pd.slice, text("type"), text("productName"),
+            "" if mem is None else str(mem.value), text("profile"), text("uuid"),
+            text("parentUUID"),
+            tuple(str(t) for t in dev.taints if t.effect in BLOCKING_TAINT_EFFECTS),
+            claims, pods))
     return out
 
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 from gpuxray.engines.capacity import GpuRow, Holder, node_schedulable
 from gpuxray.engines.dra import DraDevice, dra_devices, dra_drivers_on
+from gpuxray.engines.podscan import bound_walk
 from gpuxray.engines.usage import RowUsage, per_gpu, usage_of
-from gpuxray.model.k8s import Node
+from gpuxray.model.k8s import Node, PodCore
 from gpuxray.model.snapshot import Input, Snapshot
 
 SHARING_DRA = "dra"
@@ -34,8 +35,11 @@ def dra_rows(snap: Snapshot, nodes: Iterable[Node] | None = None) -> list[DraRow
     if not snap.resourceslices:
         return []
     claims_known = snap.has(Input.RESOURCECLAIMS)
+    pods_known = snap.has(Input.PODS)
+    live = bound_walk(snap).live_by_node if pods_known else {}
     rows = []
     for node in snap.nodes if nodes is None else nodes:
+        here: dict[tuple[str, str], PodCore] | None = None
         for driver in dra_drivers_on(snap, node):
             devs = dra_devices(snap, node, driver)
             per_pod: dict[str, int] = {}
@@ -45,7 +49,14 @@ def dra_rows(snap: Snapshot, nodes: Iterable[Node] | None = None) -> list[DraRow
             holders = []
             for key, n in sorted(per_pod.items()):
                 ns, _, name = key.partition("/")
-                pod = snap.pod_by_key.get((ns, name)) if snap.has(Input.PODS) else None
+                pod = None
+                if pods_known:
+                    # a holder is nearly always running on the node: look there first, not
+                    # in an index of the fleet's every pod (built only when one is elsewhere)
+                    if here is None:
+                        here = {(p.metadata.namespace or "default", p.metadata.name): p
+                                for p in live.get(node.metadata.name, ())}
+                    pod = here.get((ns, name)) or snap.pod_by_key.get((ns, name))
                 holders.append(Holder(ns, name, n, pod.status.phase if pod else "unknown"))
             rows.append(DraRow(
                 node=node.metadata.name, resource=driver, capacity=len(devs),
