@@ -150,3 +150,19 @@ def test_host_state_lines_name_both_the_root_code_and_the_driver() -> None:
     # the installer's own refusal is the driver container's: no host-state code
     installer = "WARNING: The Nouveau kernel driver is currently in use by your system.\n"
     assert "GX506" not in _codes(installer)
+
+
+def test_no_runtime_on_containerd_1x_points_at_the_dropin_merge() -> None:
+    """Seed §5: on 1.x an import replaces the CRI section; on 2.x imports merge per key."""
+    event = ('Warning  FailedCreatePodSandBox  5s  kubelet  Failed to create pod sandbox: rpc '
+             'error: code = Unknown desc = failed to get sandbox runtime: no runtime for '
+             '"nvidia" is configured\n')
+    # docker's containerd.io package and the upstream binary print these --version lines
+    # (containerd/containerd@v1.7.34:version/version.go)
+    old = event + "\n$ containerd --version\ncontainerd containerd.io 1.6.33 d2d58213f83a\n"
+    new = event + ("\n$ containerd --version\ncontainerd github.com/containerd/containerd/v2 "
+                   "v2.1.4 75cb2b7193e4\n")
+    r_old, r_new = triage([("p", old)]), triage([("p", new)])
+    assert r_old.causes[0].cause.code == "GX501" and not r_old.decided
+    assert "GX301" in [c.cause.code for c in r_old.causes[:3]] and r_old.collect_next
+    assert r_new.causes[0].cause.code == "GX301" and r_new.decided

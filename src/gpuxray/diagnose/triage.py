@@ -48,6 +48,7 @@ from gpuxray.model.finding import Evidence, Finding, Severity, Status, Subject
 from gpuxray.model.snapshot import Snapshot
 from gpuxray.sources.parsers import paste, wide
 from gpuxray.sources.parsers.paste import Part
+from gpuxray.sources.parsers.versions import parse_containerd_version, version_tuple
 from gpuxray.sources.pasted import TextInput, paste_evidence
 
 CHECK_WEIGHT = 5.0  # an error-level finding of a bundle check: the paste decides it
@@ -426,6 +427,25 @@ def wrapper_fallback_operand(text: str, matches: list[Match]) -> list[CauseScore
     return []
 
 
+def containerd_1x_merge(snap: Snapshot, matches: list[Match]) -> list[CauseScore]:
+    """Seed §5: ``no runtime for "nvidia"`` from a containerd 1.x (its ``--version`` line in
+    the paste). On 1.x an imported file that writes the CRI plugin replaces the whole section,
+    the nvidia runtime with it (facts.md §1.1, measured with the 1.6/1.7 binaries); 2.x merges
+    imports per key. A vote for the drop-in, never deciding: the dump and conf.d tell."""
+    if not any(m.signature.id == "no-runtime-handler" for m in matches):
+        return []
+    for host in snap.hosts.values():
+        cv = parse_containerd_version(host.cmds.get("containerd-version.txt") or "")
+        ver = version_tuple(cv.version) if cv else None
+        if ver is not None and ver[0] < 2:
+            cs = CauseScore(CAUSE_BY_ID["dropin-overwrote"], 1.0)
+            cs.signatures.append("reading:containerd-1x-merge")
+            cs.matched.append(f"containerd {cv.version if cv else ''}: an import replaces the "
+                              "whole CRI section on 1.x")
+            return [cs]
+    return []
+
+
 _STATES_NOT_READY = re.compile(r"states not ready\W{0,6}((?:\W{0,4}[a-z][\w-]*){1,20})")
 
 
@@ -623,7 +643,8 @@ def triage(texts: Iterable[tuple[str, str]],
              for cs in driver_log_stage(text) + operand_events(text) + clusterpolicy_states(text)
              + wrapper_fallback_operand(text, matches)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
-                    + insufficient_on_healthy_nodes(evidence.snapshot, matches) + stage
+                    + insufficient_on_healthy_nodes(evidence.snapshot, matches)
+                    + containerd_1x_merge(evidence.snapshot, matches) + stage
                     + operand_table(evidence.parts) + readings(evidence.parts)
                     + applied_configs(evidence.plugin_configs))
     ranked = order_by_chain(ranked)

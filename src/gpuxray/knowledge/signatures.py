@@ -839,6 +839,15 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
                     "driver. Make sure that the latest NVIDIA driver is installed and running.",
                     GH + "NVIDIA/gpu-operator/issues/250"),)),
+    # nvidia-smi with the module loaded but no GPU it could bring up (RmInitAdapter failed,
+    # a GPU the branch does not drive, another driver bound to it)
+    _s("smi-no-devices", "no devices were found|unable to determine the device handle",
+       r"^\W*(?:nvidia-smi:\s*)?no devices were found\W*$|"
+       r"unable to determine the device handle for gpu\s*[0-9a-f:.]+: (?:not found|unknown error)",
+       {"gpu-init": 1.5, "gpu-unsupported": 1.0, "nouveau": 0.5, "xid": 0.5}, (SMI, LOG),
+       examples=(_x("No devices were found", GH + "NVIDIA/open-gpu-kernel-modules/issues/1104"),
+                 _x("Unable to determine the device handle for GPU 0000:D8:00.0: Not Found",
+                    GH + "NVIDIA/open-gpu-kernel-modules/issues/259"))),
     _s("nvml-gpu-lost", "gpu is lost|error_gpu_is_lost",
        r"gpu is lost\.?\s+reboot the system to recover|error_gpu_is_lost",
        {"xid": 3.0, "unhealthy": 1.5}, (SMI, LOG, STATUS), True,
@@ -1057,6 +1066,30 @@ SIGNATURES: tuple[Signature, ...] = (
        {"kernel-headers": 2.0, "precompiled-kernel": 1.0, "driver-failing": 1.0}, (LOG,),
        examples=(_x("ERROR: Failed to update package cache. Ensure that the cluster can access "
                     "the proper networks.", DRV + "ubuntu22.04/nvidia-driver"),)),
+    # the RHEL/OpenShift flavours of the same: the repositories (or the entitlement that opens
+    # them) are out of reach, so kernel-devel/elfutils for the running kernel cannot be had
+    _s("driver-rhel-repos", "rhel package repositories|rhel entitlement|dnf metadata cache",
+       r"failed to reach rhel package repositories|rhel entitlement may be improperly deployed|"
+       r"failed to update the dnf metadata cache",
+       {"kernel-headers": 2.5, "driver-failing": 1.0}, (LOG,),
+       examples=(_x("FATAL: failed to reach RHEL package repositories. Ensure that the cluster "
+                    "can access the proper networks.", DRV + "rhel8/nvidia-driver"),
+                 _x("FATAL: failed to install elfutils packages. RHEL entitlement may be "
+                    "improperly deployed.", "NVIDIA/gpu-driver-container@22.04.19:rhel8/"
+                    "nvidia-driver"),
+                 _x("FATAL: failed to install elfutils-libel-devel. RHEL entitlement may be "
+                    "improperly deployed.", DRV + "rhel8/nvidia-driver"),
+                 _x("FATAL: failed to update the dnf metadata cache after multiple attempts with "
+                    "releasevers 9.4, 9", DRV + "rhel8/nvidia-driver"))),
+    # vGPU guests: the manager finds no vGPU devices or no driver that matches the host's
+    _s("driver-vgpu-match", "vgpu devices on host|compatible vgpu driver",
+       r"cannot find vgpu devices on host|cannot find match for compatible vgpu driver",
+       {"driver-failing": 2.5}, (LOG,), True,
+       examples=(_x("cannot find vgpu devices on host, pleae check /var/log/vgpu-util.log for "
+                    "more details...", DRV + "rhel8/nvidia-driver"),
+                 _x("cannot find match for compatible vgpu driver from available list, please "
+                    "check /var/log/vgpu-util.log for more details...",
+                    DRV + "ubuntu22.04/nvidia-driver"))),
     # a daemon that holds the modules would not stop (the step before the unload attempt)
     _s("driver-daemon-wont-stop", "could not stop",
        r"could not stop (?:the )?(?:nvidia (?:persistence|fabric manager|grid|topology) daemon|"
