@@ -18,10 +18,10 @@ import pytest
 from gpuxray.diagnose.triage import triage
 from triage_corpus import Case, cases
 
-DEV_TOP1_FLOOR = 0.82
-DEV_TOP3_FLOOR = 0.84
-HOLDOUT_TOP1_FLOOR = 0.54
-HOLDOUT_TOP3_FLOOR = 0.60
+DEV_TOP1_FLOOR = 0.93
+DEV_TOP3_FLOOR = 0.95
+HOLDOUT_TOP1_FLOOR = 0.61
+HOLDOUT_TOP3_FLOOR = 0.66
 
 
 @dataclass

@@ -693,7 +693,7 @@ SIGNATURES: tuple[Signature, ...] = (
        r"accept[-_]nvidia[-_]visible[-_]devices[-_]envvar[-_]when[-_]unprivileged\W*[=:]\s*"
        r"\"?false", {"envvar-ignored": 3.0}, (CONFIG, DESCRIBE), True,
        examples=(_x("accept-nvidia-visible-devices-envvar-when-unprivileged = false",
-                    CTK + "internal/config/config.go"),)),
+                    CTK + "api/config/v1/config.go"),)),
     _s("nvidia-cli-init", "nvidia-container-cli",
        r"nvidia-container-cli(?:\.real)?:? (?:initialization|mount|ldcache|detection|"
        r"device) error",
