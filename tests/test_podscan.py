@@ -74,8 +74,11 @@ def test_one_pass_equals_the_separate_walks(tmp_path: Path) -> None:
         ref = load_bundle_dir(root)
         want_groups = Snapshot._pod_groups.func(ref)  # type: ignore[attr-defined]
         snap = load_bundle_dir(root)
-        walk, scan = fleet_walk(snap)
+        walk, scan, other = fleet_walk(snap)
         assert snap._pod_groups == want_groups  # filled by the one pass
         want_walk, want_scan = walk_bound(snap.pods), _runtime_scan(snap.pods)
         assert walk == want_walk and scan == want_scan
         assert walk.gpu_named and scan.intent is not None
+        assert other.workers == [p for p in snap.pods if p.spec.node_name
+                                 and "-worker" in p.metadata.name]
+        assert other.with_reason == [p for p in snap.pods if p.status.reason]

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 
 from gpuxray.checks.registry import check
 from gpuxray.engines.operator import pod_matches
+from gpuxray.engines.podscan import other_screens
 from gpuxray.engines.signatures import default_matcher
 from gpuxray.knowledge.signatures import CAUSE_BY_ID
 from gpuxray.model.factory import fail
@@ -82,7 +83,7 @@ def device_admission_failed(snap: Snapshot) -> Iterator[Finding]:
     for f in _pod_code(snap, "GX310"):
         seen.add((f.subject.namespace or "default", f.subject.name))
         yield f
-    for pod in snap.pods:
+    for pod in other_screens(snap).with_reason:  # the pods with a status.reason, in order
         key = (pod.metadata.namespace or "default", pod.metadata.name)
         if pod.status.reason == "UnexpectedAdmissionError" and key not in seen:
             msg = pod.status.message or pod.status.reason

@@ -26,6 +26,7 @@ from gpuxray.engines.operator import (
     policy,
 )
 from gpuxray.engines.plugin_config import ConfigRef, config_ref, find_configmap, validate
+from gpuxray.engines.podscan import other_screens
 from gpuxray.engines.signatures import default_matcher
 from gpuxray.knowledge import clusterpolicy as cpk
 from gpuxray.knowledge import driver_images as di
@@ -340,11 +341,9 @@ def _nfd_workers(snap: Snapshot) -> dict[str, list[Pod]]:
     apart from the operator); the substring test spares the pattern for nearly every pod."""
     def compute() -> dict[str, list[Pod]]:
         out: dict[str, list[Pod]] = defaultdict(list)
-        for node, pods in snap.pods_by_node.items():
-            for p in pods:
-                name = p.metadata.name
-                if "-worker" in name and _NFD_WORKER.search(name):
-                    out[node].append(p)
+        for p in other_screens(snap).workers:  # bound pods named *-worker*, in snapshot order
+            if _NFD_WORKER.search(p.metadata.name):
+                out[p.spec.node_name].append(p)
         return dict(out)
 
     return memo(snap, "nfd-workers", compute)

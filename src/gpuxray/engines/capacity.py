@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -265,20 +265,22 @@ def accounting(snap: Snapshot) -> Accounting:
     for pod in bound_walk(snap).gpu_named:
         node = pod.spec.node_name
         simple = _gpu_requests_simple(pod)
-        req: dict[str, Fraction | int]
+        req: Mapping[str, Fraction | int]
         if simple is None:
             req = dict(pod_requests(pod, is_gpu_resource))
+            if req:
+                gpu_pods.append((pod, {k: int(v) for k, v in req.items()}))
         elif not simple:
             continue
         else:
-            req = dict(simple)
-        if req:
-            gpu_pods.append((pod, {k: int(v) for k, v in req.items()}))
+            req = simple  # a fresh dict of ints, kept as it is
+            gpu_pods.append((pod, simple))
         bucket = sums[node]
+        meta = pod.metadata
+        ns, name, phase = meta.namespace or "default", meta.name, pod.status.phase
         for k, v in req.items():
             bucket[k] = bucket.get(k, 0) + v
-            holders[(node, k)].append(Holder(pod.metadata.namespace or "default",
-                                             pod.metadata.name, int(v), pod.status.phase))
+            holders[(node, k)].append(Holder(ns, name, int(v), phase))
     allocated = {node: {k: Fraction(v) for k, v in b.items()} for node, b in sums.items()}
     return Accounting(allocated, dict(holders), gpu_pods)
 

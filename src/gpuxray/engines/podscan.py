@@ -84,7 +84,20 @@ def runtime_scan(snap: Snapshot) -> RuntimeScan:
     return fleet_walk(snap)[1]
 
 
-def fleet_walk(snap: Snapshot) -> tuple[BoundWalk, RuntimeScan]:
+@dataclass(frozen=True, slots=True)
+class OtherScreens:
+    # bound (any phase), the name containing ``-worker``: NFD's workers are among them
+    workers: list[Pod]
+    # any pod whose status.reason is set (kubelet's admission refusals say why there)
+    with_reason: list[Pod]
+
+
+def other_screens(snap: Snapshot) -> OtherScreens:
+    """Screens of the same one pass, for the checks that would each walk every pod for a few."""
+    return fleet_walk(snap)[2]
+
+
+def fleet_walk(snap: Snapshot) -> tuple[BoundWalk, RuntimeScan, OtherScreens]:
     """Gate 1's and gate 2's screens, and the Snapshot's pod groupings (per node, namespace,
     key; unbound; naming a RuntimeClass), in one pass over whole pods. ``check`` asks for all
     of them, and on 100k pods each separate pass cost 0.1–0.15 s, mostly in walking the list
@@ -93,7 +106,7 @@ def fleet_walk(snap: Snapshot) -> tuple[BoundWalk, RuntimeScan]:
     return memo(snap, "fleet-walk", lambda: _fleet_walk(snap))
 
 
-def _fleet_walk(snap: Snapshot) -> tuple[BoundWalk, RuntimeScan]:
+def _fleet_walk(snap: Snapshot) -> tuple[BoundWalk, RuntimeScan, OtherScreens]:
     groups = "_pod_groups" not in snap.__dict__
     by_node: dict[str, list[Pod]] = defaultdict(list)
     by_ns: dict[str, list[Pod]] = defaultdict(list)
@@ -104,9 +117,14 @@ def _fleet_walk(snap: Snapshot) -> tuple[BoundWalk, RuntimeScan]:
     named: list[PodCore] = []
     intent: list[Pod] = []
     troubled: list[Pod] = []
+    workers: list[Pod] = []
+    with_reason: list[Pod] = []
     vendor, env_name, join = GPU_VENDOR, VISIBLE_DEVICES, "".join
     for pod in snap.pods:
         spec = pod.spec
+        status = pod.status
+        if status.reason:
+            with_reason.append(pod)
         if groups:  # exactly Snapshot._pod_groups
             meta = pod.metadata
             ns = meta.namespace or "default"
@@ -121,7 +139,8 @@ def _fleet_walk(snap: Snapshot) -> tuple[BoundWalk, RuntimeScan]:
             continue
         if groups:
             by_node[node].append(pod)
-        status = pod.status
+        if "-worker" in pod.metadata.name:
+            workers.append(pod)
         phase = status.phase
         if phase == "Succeeded":
             continue
@@ -160,7 +179,8 @@ def _fleet_walk(snap: Snapshot) -> tuple[BoundWalk, RuntimeScan]:
         # the Snapshot's cached property, filled from this pass (functools.cached_property
         # reads the instance dict first)
         snap.__dict__["_pod_groups"] = (dict(by_node), dict(by_ns), unbound, with_rc, by_key)
-    return BoundWalk(dict(live), named), RuntimeScan(intent, troubled)
+    return (BoundWalk(dict(live), named), RuntimeScan(intent, troubled),
+            OtherScreens(workers, with_reason))
 
 
 def _runtime_scan(pods: list[Pod]) -> RuntimeScan:
