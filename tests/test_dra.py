@@ -18,8 +18,22 @@ Write = Callable[[ClusterBuilder], Path]
 TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 
 
+def _also_from_whole_pods(gx: Run, *args: str) -> tuple[int, Any]:
+    """``why`` with every pod decoded whole: a bundle's other pods are otherwise read as
+    PodCore where the answer needs no more (``diagnose/why.py`` ``core_enough``)."""
+    from gpuxray.cli import cmd_why
+
+    cmd_why.CORE_PODS = False
+    try:
+        return gx(*args)
+    finally:
+        cmd_why.CORE_PODS = True
+
+
 def why(gx: Run, bundle: Path, target: str) -> dict[str, Any]:
     code, doc = gx("why", target, "--bundle", str(bundle), "-o", "json")
+    assert _also_from_whole_pods(gx, "why", target, "--bundle", str(bundle), "-o", "json") == (
+        code, doc)
     assert doc["schema"] == "gpuxray/v1"
     assert code in (0, 1, 3)
     return doc

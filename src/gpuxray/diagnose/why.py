@@ -123,11 +123,12 @@ def core_enough(snap: Snapshot, target: str, namespace: str | None) -> bool:
     snapshot whose other pods are only that: decoding 100k whole pods costs ~1.3× their core,
     and a pending pod's gate-1 walk needs each node's sums, not the other pods' statuses.
 
-    True for a terminal pod (its answer stops there) and for a pending pod without claims
-    whose gate-1 verdict is not GX202/GX203 (those go on to the node checks, which read
-    operand pods whole) — and then no log is read either (:func:`log_nodes` gives none).
-    A bound pod goes on to gate 2, which reads whole pods. Kept honest by a test comparing
-    every pod's answer from such a snapshot with the one from whole pods."""
+    True for a terminal pod (its answer stops there) and for a pending pod whose gate-1
+    verdict is not GX202/GX203 (those go on to the node checks, which read operand pods
+    whole); a pending pod's claims are walked over ResourceClaims and ResourceSlices, which
+    read no other pod either. Such an answer reads no log. A bound pod goes on to gate 2,
+    which reads whole pods. Kept honest by tests comparing the answers from such a snapshot
+    with those from whole pods (every pod of several scenarios, every gate-1 and DRA case)."""
     key = focus_pod(target, namespace)
     if key is None or not snap.has(Input.PODS):
         return False
@@ -136,9 +137,12 @@ def core_enough(snap: Snapshot, target: str, namespace: str | None) -> bool:
         return False
     if is_terminal(pod):
         return True
-    if pod.spec.node_name or pod.spec.resource_claims:
+    if pod.spec.node_name:
         return False
-    return log_nodes(snap, target, namespace) == set()
+    if pod.spec.resource_claims and not gpu_requests(pod):
+        return True  # the DRA walk's answer is the whole answer (``why_pod``)
+    verdict = gate1.walk(snap, pod).verdict
+    return verdict is None or verdict.code not in ("GX202", "GX203")
 
 
 def why_pod(snap: Snapshot, pod: Pod, diag: Diagnosis | None = None) -> Diagnosis:
