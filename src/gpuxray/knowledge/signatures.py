@@ -278,6 +278,19 @@ SIGNATURES: tuple[Signature, ...] = (
                     "limited: requests.nvidia.com/gpu=8",
                     K + "staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/"
                     "controller.go"),)),
+    # the same admission plugin refusing a pod that names no value for a resource the quota
+    # tracks (limits without requests.nvidia.com/gpu), or a quota whose usage is not known yet
+    _s("quota-constraint", "failed quota|status unknown for quota",
+       r"failed quota: \S+: must specify|status unknown for quota: ",
+       {"quota": 3.5}, (EVENT, DESCRIBE), True,
+       examples=(_x('Error creating: pods "gpu-job-x2k" is forbidden: failed quota: gpu-quota: '
+                    "must specify requests.nvidia.com/gpu",
+                    K + "staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/"
+                    "controller.go"),
+                 _x('pods "gpu-job-x2k" is forbidden: status unknown for quota: gpu-quota, '
+                    "resources: requests.nvidia.com/gpu",
+                    K + "staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/"
+                    "controller.go"))),
     _s("runtimeclass-not-found", "runtimeclass",
        r"runtimeclass\W+\S+\W+not found|runtimeclass\.node\.k8s\.io \S+ not found",
        {"runtimeclass-missing": 4.0}, (EVENT, DESCRIBE), True,
@@ -576,6 +589,24 @@ SIGNATURES: tuple[Signature, ...] = (
                     'dial unix /runtime/sock-dir/containerd.sock: connect: no such file or '
                     'directory"', "NVIDIA/nvidia-container-toolkit@v1.18.2:cmd/nvidia-ctk-"
                     "installer/container/runtime/containerd/containerd_linux.go"))),
+    # the toolkit found no config at the path it was told to edit and starts from an empty
+    # one: on a node whose containerd reads another file (k3s, RKE2, microk8s) the runtime it
+    # writes there is never read
+    _s("toolkit-config-absent", "config file does not exist; using empty config",
+       r"config file does not exist; using empty config",
+       {"runtime-config-not-read": 1.5, "handler-missing": 0.5}, (LOG,),
+       examples=(_x('time="2025-01-16T00:38:30Z" level=info msg="Config file does not exist; '
+                    'using empty config"', "NVIDIA/nvidia-container-toolkit@v1.14.0:pkg/config/"
+                    "engine/containerd/option.go"),)),
+    _s("toolkit-cdi-generate", "generating cdi specification",
+       r"error generating cdi specification", {"cdi-unresolvable": 2.5}, (LOG,), True,
+       examples=(_x('level=error msg="error generating CDI specification: failed to create '
+                    'discoverer for common entities: failed to locate driver libraries"',
+                    "NVIDIA/nvidia-container-toolkit@v1.15.0:tools/container/toolkit/"
+                    "toolkit.go"),
+                 _x('level=error msg="Ignoring error: error generating CDI specification: '
+                    'failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND"',
+                    CTK + "cmd/nvidia-ctk-installer/toolkit/toolkit.go"))),
     # the validator's plugin stage gave up: the node never advertised a GPU resource
     _s("validator-no-gpu-resource", "gpu resources are not discovered|allocatable gpu resource",
        r"gpu resources are not discovered by the node|"
@@ -680,6 +711,13 @@ SIGNATURES: tuple[Signature, ...] = (
                     "k8s.device-plugin.nvidia.com/gpu=GPU-5c0f", CD + "pkg/cdi/oci_opt.go"),
                  _x("failed to inject CDI devices: unresolvable CDI devices "
                     "management.nvidia.com/gpu=all", CTK + "internal/modifier/cdi/registry.go"))),
+    # containerd could not (re)load the CDI specs on the node (a spec it cannot parse, two
+    # specs naming one device): the devices they define do not resolve
+    _s("cdi-registry-refresh", "cdi registry refresh failed",
+       r"cdi registry refresh failed", {"cdi-unresolvable": 1.5}, (LOG, JOURNAL),
+       examples=(_x('level=warning msg="CDI registry refresh failed: failed to load CDI Spec '
+                    'open /var/run/cdi/nvidia.yaml: permission denied"',
+                    CD + "pkg/cdi/oci_opt.go"),)),
     _s("cdi-none-generated", "cdi devices",
        r"found 0 cdi devices", {"cdi-unresolvable": 3.0}, (LOG, CONFIG), True,
        examples=(_x("INFO[0000] Found 0 CDI devices", CTK + "cmd/nvidia-ctk/cdi/list/list.go"),)),
