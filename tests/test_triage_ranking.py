@@ -166,3 +166,17 @@ def test_no_runtime_on_containerd_1x_points_at_the_dropin_merge() -> None:
     assert r_old.causes[0].cause.code == "GX501" and not r_old.decided
     assert "GX301" in [c.cause.code for c in r_old.causes[:3]] and r_old.collect_next
     assert r_new.causes[0].cause.code == "GX301" and r_new.decided
+
+
+def test_a_wrapper_explained_by_the_top_cause_does_not_keep_it_undecided() -> None:
+    # runc's hook wrapper around the CLI's requirement refusal
+    # (NVIDIA/libnvidia-container@6dcb29b1:src/cli/main.c; containerd/go-runc)
+    line = ("failed to create shim task: OCI runtime create failed: runc create failed: unable to "
+            "start container process: error during container init: error running hook #0: "
+            "error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: "
+            "requirement error: unsatisfied condition: cuda>=12.8, please update your driver "
+            "to a newer version, or use an earlier cuda container: unknown\n")
+    r = triage([("events", line)])
+    assert r.causes[0].cause.code == "GX311" and r.decided
+    wrapper = next(c for c in r.causes if c.cause.id == "injection-failed")
+    assert "under:cuda-requirement" in wrapper.signatures and not wrapper.deciding

@@ -664,10 +664,19 @@ def triage(texts: Iterable[tuple[str, str]],
             if not prior_only and (cs.deciding or abs(cs.score - top) < 1e-9):
                 findings.append(_finding(cs, origin, subject))
                 findings.extend(f for f in check_fails if _check_cause(f).id == cs.cause.id)
-    decided = is_decided(ranked)
+    decided = is_decided(_rivals(ranked))
     return TriageResult(ranked, collect_next(ranked) if ranked and not decided else "",
                         decided, findings, names, lines, list(skipped), evidence.kinds,
                         _relevant_unknowns(unknowns, evidence.kinds))
+
+
+def _rivals(ranked: list[CauseScore]) -> list[CauseScore]:
+    """The top cause and the causes that compete with it: a symptom ranked under the top cause
+    (``order_by_chain``) is explained by it, not a look-alike that keeps it undecided."""
+    if not ranked:
+        return ranked
+    mark = f"under:{ranked[0].cause.id}"
+    return [ranked[0]] + [c for c in ranked[1:] if mark not in c.signatures]
 
 
 def _relevant_unknowns(unknowns: list[Finding], kinds: dict[str, int]) -> list[Finding]:
