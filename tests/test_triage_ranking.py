@@ -180,3 +180,31 @@ def test_a_wrapper_explained_by_the_top_cause_does_not_keep_it_undecided() -> No
     assert r.causes[0].cause.code == "GX311" and r.decided
     wrapper = next(c for c in r.causes if c.cause.id == "injection-failed")
     assert "under:cuda-requirement" in wrapper.signatures and not wrapper.deciding
+
+
+# Lines every GPU ticket carries that name no cause by themselves (the scheduler's refusal,
+# a crash-looping operand pod, kubelet's back-off, a bare exit status), as printed by
+# kubernetes/kubernetes@v1.34.0 (scheduler fit.go, printers.go, kuberuntime_manager.go).
+GENERIC_LINES = (
+    "Warning  FailedScheduling  2m  default-scheduler  0/3 nodes are available: 3 Insufficient "
+    "nvidia.com/gpu.",
+    "nvidia-device-plugin-daemonset-9b4rk   0/1   CrashLoopBackOff   7   12m",
+    "Warning  BackOff  1m (x20 over 5m)  kubelet  Back-off restarting failed container "
+    "nvidia-device-plugin-ctr in pod nvidia-device-plugin-daemonset-9b4rk_gpu-operator(5f0c)",
+    "Error: exit status 1",
+)
+
+
+def test_no_generic_line_outranks_a_deciding_line() -> None:
+    from gpuxray.knowledge.signatures import SIGNATURES
+
+    checked = 0
+    for sig in SIGNATURES:
+        if not sig.deciding or not sig.examples:
+            continue
+        want = CAUSE_BY_ID[sig.primary].code
+        for generic in GENERIC_LINES:
+            r = triage([("paste", f"{sig.examples[0].line}\n{generic}\n")])
+            assert r.causes and r.causes[0].cause.code == want, (sig.id, generic)
+            checked += 1
+    assert checked > 200

@@ -40,6 +40,7 @@ from gpuxray.knowledge.signatures import (
     CLUSTERPOLICY_STATE_ORDER,
     COMPONENTS,
     OPERAND_STATE_VOTES,
+    SIGNATURES,
     TROUBLE,
     Cause,
 )
@@ -506,14 +507,25 @@ ROOT_OVER_DECIDED_SHARE = 0.25
 EFFECT_SHARE = 0.9  # an effect is kept at this share of its root's score
 
 
+# Lines that name several causes at once (``Insufficient nvidia.com/gpu``, ``couldn't
+# communicate with the NVIDIA driver``): they support a root, but never enough to put it
+# over a symptom that a deciding line shows.
+GENERIC_SIGNATURES = frozenset(sg.id for sg in SIGNATURES
+                               if len(sg.votes) >= 3 and not sg.deciding)
+
+
 def _own_evidence(root: CauseScore, effect: CauseScore) -> bool:
     """``root`` stands on a line or reading that does not also vote for ``effect`` (a line
     that votes for both, as ``no runtime for "nvidia"`` weakly names the drop-in, is no
     evidence that the root is there), with enough weight to go above it."""
-    if not set(root.signatures) - set(effect.signatures) or root.score < ROOT_MIN_SCORE:
+    own = set(root.signatures) - set(effect.signatures)
+    if not own or root.score < ROOT_MIN_SCORE:
         return False
     if effect.deciding and not root.deciding:
-        return root.score >= max(ROOT_OVER_DECIDED, ROOT_OVER_DECIDED_SHARE * effect.score)
+        specific = {sg for sg in own if sg not in GENERIC_SIGNATURES
+                    and not sg.startswith(("component:", "under:"))}
+        return bool(specific) and \
+            root.score >= max(ROOT_OVER_DECIDED, ROOT_OVER_DECIDED_SHARE * effect.score)
     return True
 
 
