@@ -485,18 +485,9 @@ def _host(b: ClusterBuilder, node: str, shape: Shape, kernel: str,
                     '        "${distro_id}:${distro_codename}-security";\n};\n'
                     'Unattended-Upgrade::Package-Blacklist {\n        "linux-";\n'
                     '        "nvidia-";\n};\n')
-    b.host_cmd(node, "uname.txt", f"Linux {node} {kernel} #1 SMP x86_64 GNU/Linux\n")
     b.host_cmd(node, "mokutil-sb-state.txt", "SecureBoot disabled\n")
-    b.host_cmd(node, "lsmod.txt", "Module                  Size  Used by\n"
-               "nvidia_uvm           1785856  0\nnvidia_modeset       1605632  0\n"
-               "nvidia              60878848  2 nvidia_uvm,nvidia_modeset\n")
-    b.host_file(node, "proc/driver/nvidia/version",
-                f"NVRM version: NVIDIA UNIX x86_64 Kernel Module  {DRIVER_VERSION}  Tue Sep 23 "
-                "09:46:56 UTC 2025\n")
-    b.host_cmd(node, "dmesg.txt",
-               "[Fri Nov 20 08:00:09 2026] nvidia: loading out-of-tree module taints kernel.\n"
-               f"[Fri Nov 20 08:00:09 2026] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  "
-               f"{DRIVER_VERSION}  Tue Sep 23 09:46:56 UTC 2025\n")
+    driver_loaded(b, node, kernel, DRIVER_VERSION, "Tue Sep 23 09:46:56 UTC 2025",
+                  "[Fri Nov 20 08:00:09 2026] nvidia: loading out-of-tree module taints kernel.")
     dev = "2330" if shape.nvswitch else "20b5"
     name = "GH100 [H100 SXM5 80GB]" if shape.nvswitch else "GA100 [A100 PCIe 80GB]"
     lspci = "".join(f"{0x18 + i * 0x10:02x}:00.0 3D controller [0302]: NVIDIA Corporation "
@@ -520,6 +511,21 @@ def _host(b: ClusterBuilder, node: str, shape: Shape, kernel: str,
             node, GPUS_PER_NODE, mig_per_gpu=(sum(MIG_SINGLE[1].values()) if shape.gpus ==
                                                "mig-single" else sum(MIG_MIXED[1].values())
                                                if shape.gpus == "mig-mixed" else 0)))
+
+
+def driver_loaded(b: ClusterBuilder, node: str, kernel: str, version: str, built: str,
+                  *dmesg_before: str) -> None:
+    """The host files of a node whose NVIDIA kernel module is loaded: uname, lsmod, the
+    driver's /proc version line and its dmesg banner (the NVRM wording of the 5xx drivers)."""
+    b.host_cmd(node, "uname.txt", f"Linux {node} {kernel} #1 SMP x86_64 GNU/Linux\n")
+    b.host_cmd(node, "lsmod.txt", "Module                  Size  Used by\n"
+               "nvidia_uvm           1785856  0\nnvidia_modeset       1605632  0\n"
+               "nvidia              60878848  2 nvidia_uvm,nvidia_modeset\n")
+    banner = f"NVIDIA UNIX x86_64 Kernel Module  {version}  {built}"
+    b.host_file(node, "proc/driver/nvidia/version", f"NVRM version: {banner}\n")
+    stamp = (dmesg_before[0].split("]")[0] + "]") if dmesg_before else "[Fri Nov 20 08:00:09 2026]"
+    b.host_cmd(node, "dmesg.txt", "".join(f"{line}\n" for line in dmesg_before)
+               + f"{stamp} NVRM: loading {banner}\n")
 
 
 def _smi_xml(node: str, shape: Shape) -> str:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from gpuxray.scenarios.builder import ClusterBuilder
 from gpuxray.scenarios.dcgm import Gpu, scrape
-from gpuxray.scenarios.healthy import crictl_info
+from gpuxray.scenarios.healthy import crictl_info, driver_loaded
 
 Dumper = Callable[[dict[str, str], str], str]
 
@@ -207,16 +207,7 @@ def _host(b: ClusterBuilder, node: str, flavour: Flavour, config_toml: str,
              "gke": "ID=cos\nVERSION_ID=121\n"}.get(flavour.plugin,
                                                      'ID="amzn"\nVERSION_ID="2023"\n')
     b.host_file(node, "etc/os-release", f'PRETTY_NAME="{flavour.os_image}"\n{os_id}')
-    b.host_cmd(node, "uname.txt", f"Linux {node} {flavour.kernel} #1 SMP x86_64 GNU/Linux\n")
-    b.host_cmd(node, "lsmod.txt", "Module                  Size  Used by\n"
-               "nvidia_uvm           1785856  0\nnvidia_modeset       1605632  0\n"
-               "nvidia              60878848  2 nvidia_uvm,nvidia_modeset\n")
-    b.host_file(node, "proc/driver/nvidia/version",
-                f"NVRM version: NVIDIA UNIX x86_64 Kernel Module  {DRIVER_VERSION}  Wed Jul 16 "
-                "21:43:49 UTC 2025\n")
-    b.host_cmd(node, "dmesg.txt",
-               f"[Mon Nov 23 09:13:58 2026] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  "
-               f"{DRIVER_VERSION}  Wed Jul 16 21:43:49 UTC 2025\n")
+    driver_loaded(b, node, flavour.kernel, DRIVER_VERSION, "Wed Jul 16 21:43:49 UTC 2025")
     b.host_cmd(node, "lspci-nvidia.txt", "".join(
         f"{0x1b + i:02x}:00.0 3D controller [0302]: NVIDIA Corporation GA102GL [A10G] "
         "[10de:2237] (rev a1)\n" for i in range(GPUS)))
