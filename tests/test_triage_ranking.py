@@ -208,3 +208,25 @@ def test_no_generic_line_outranks_a_deciding_line() -> None:
             assert r.causes and r.causes[0].cause.code == want, (sig.id, generic)
             checked += 1
     assert checked > 200
+
+
+def test_every_root_line_ranks_above_every_symptom_line_of_its_chain() -> None:
+    """Seed §4's tree, over the catalog itself: for each link of ``CAUSE_CHAIN``, a deciding
+    line of the root pasted with any line of the symptom puts the root's code first."""
+    from gpuxray.knowledge.signatures import SIGNATURES
+
+    by_primary: dict[str, list] = {}
+    for sig in SIGNATURES:
+        if sig.examples and sig.votes:
+            by_primary.setdefault(sig.primary, []).append(sig)
+    pairs = 0
+    for link in CAUSE_CHAIN:
+        want = CAUSE_BY_ID[link.cause].code
+        for root in (s for s in by_primary.get(link.cause, []) if s.deciding):
+            for eid in link.effects:
+                for eff in by_primary.get(eid, []):
+                    text = f"{root.examples[0].line}\n{eff.examples[0].line}\n"
+                    r = triage([("paste", text)])
+                    assert r.causes and r.causes[0].cause.code == want, (root.id, eff.id)
+                    pairs += 1
+    assert pairs > 500

@@ -510,6 +510,7 @@ EFFECT_SHARE = 0.9  # an effect is kept at this share of its root's score
 # Lines that name several causes at once (``Insufficient nvidia.com/gpu``, ``couldn't
 # communicate with the NVIDIA driver``): they support a root, but never enough to put it
 # over a symptom that a deciding line shows.
+_SIG_BY_ID = {sg.id: sg for sg in SIGNATURES}
 GENERIC_SIGNATURES = frozenset(sg.id for sg in SIGNATURES
                                if len(sg.votes) >= 3 and not sg.deciding)
 
@@ -518,7 +519,11 @@ def _own_evidence(root: CauseScore, effect: CauseScore) -> bool:
     """``root`` stands on a line or reading that does not also vote for ``effect`` (a line
     that votes for both, as ``no runtime for "nvidia"`` weakly names the drop-in, is no
     evidence that the root is there), with enough weight to go above it."""
-    own = set(root.signatures) - set(effect.signatures)
+    # a line counts for the root when it does not vote for the effect, or names the root first
+    # (``Wrote updated config to <a path containerd does not read>`` also hints at the missing
+    # handler; it is still the misplaced file's line)
+    own = {sg for sg in root.signatures if sg not in effect.signatures
+           or (sg in _SIG_BY_ID and _SIG_BY_ID[sg].primary == root.cause.id)}
     if not own or root.score < ROOT_MIN_SCORE:
         return False
     if effect.deciding and not root.deciding:
