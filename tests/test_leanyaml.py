@@ -141,3 +141,31 @@ def test_daemonsets_and_custom_resources_keep_what_they_read(
     assert kind == "ok"
     assert got[0].spec["cdi"] == {"enabled": True, "default": False}
     assert got[0].spec["driver"]["version"] == "580.95.05"
+
+
+DESCRIBED = Path(__file__).parent / "data" / "mustgather" / "describe_node_cordoned.txt"
+
+
+@pytest.mark.parametrize("chunk", [97, 4096, 1 << 20])
+def test_node_describe_text_read_in_parts_parses_alike(tmp_path: Path, chunk: int,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``gpu_nodes.descr`` is read and parsed a few nodes at a time: the parts must be the
+    text's own parts, whatever the read size, with a preamble, a ``Name:`` line that starts no
+    object, tabs, CRLF and multibyte characters across read boundaries."""
+    from gpuxray.sources import mustgather
+    from gpuxray.sources.parsers import describe
+
+    block = DESCRIBED.read_text()
+    name = next(ln for ln in block.splitlines() if ln.startswith("Name:")).split()[-1]
+    nodes = [block.replace(name, f"gpu-{i:03d}é") for i in range(40)]
+    text = "kubectl output follows\r\nName:x not an object\n" + "\n".join(nodes).replace(
+        "Roles:", "Roles:\t") + "\nünïcödé\n"
+    f = tmp_path / "gpu_nodes.descr"
+    f.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(mustgather, "DESCRIBE_PART_NODES", 3)
+    whole = list(mustgather._describe_parts(mustgather._read_text(f, 64 << 20)))
+    parts = list(mustgather._describe_file_parts(f, 64 << 20, chunk))
+    assert parts == whole and len(parts) > 5
+    names = [d.node.metadata.name for p in parts for d in describe.parse_describe_nodes(p)]
+    assert names == [d.node.metadata.name for d in describe.parse_describe_nodes(text)]
+    assert len(names) == 40

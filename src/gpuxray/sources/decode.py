@@ -130,7 +130,7 @@ def _decode_file(path: Path, typ: type[T], name: str, whole: Whole | None,
         return objs
 
     if _is_yaml(name):
-        return done(decode_yaml_file(path, whole.typ if whole else typ, name))
+        return decode_yaml_file(path, whole.typ if whole else typ, name, each)
     size = path.stat().st_size
     if size < STREAM_THRESHOLD or not hasattr(mmap, "MADV_DONTNEED"):
         return done(decode_objects(path.read_bytes(), whole.typ if whole else typ, name))
@@ -326,7 +326,8 @@ def _convert(obj: Any, typ: type[T], name: str) -> T:
         raise InputError(f"{name}: unexpected content ({_first_error_line(exc)})") from exc
 
 
-def decode_yaml_file(path: Path, typ: type[T], name: str) -> list[T]:
+def decode_yaml_file(path: Path, typ: type[T], name: str,
+                     each: Callable[[list[T]], None] | None = None) -> list[T]:
     """The objects of a YAML file; a large one is mapped and read lean batch by batch
     (``sources/leanyaml.py``), the pages behind dropped as it goes, so neither the text nor
     its parse is ever whole in memory."""
@@ -341,10 +342,13 @@ def decode_yaml_file(path: Path, typ: type[T], name: str) -> list[T]:
 
             try:
                 return leanyaml.lean_objects(mm, typ, lambda obj, t: _convert(obj, t, name),
-                                             release)
+                                             release, each)
             except (leanyaml.Fallback, InputError, RecursionError):
                 pass
-    return _from_yaml(path.read_bytes(), typ, name)
+    out = _from_yaml(path.read_bytes(), typ, name)
+    if each is not None:
+        each(out)
+    return out
 
 
 def _from_yaml(data: bytes, typ: type[T], name: str) -> list[T]:

@@ -220,11 +220,13 @@ def _batches(data: Buffer, start: int) -> Iterator[tuple[int, int]]:
 
 
 def lean_objects(data: Buffer, typ: type[T], convert: Callable[[Any, type[T]], T],
-                 release: Callable[[int], None] | None = None) -> list[T]:
+                 release: Callable[[int], None] | None = None,
+                 each: Callable[[list[T]], None] | None = None) -> list[T]:
     """Every object of a YAML text (the items of a List, or each single document) as ``typ``,
     through ``convert`` (the caller's ``msgspec.convert`` with its error wording). Raises
     :class:`Fallback` where the safe loader's path must decide. ``release(offset)``: the
-    text before ``offset`` will not be read again (a mapped file drops those pages)."""
+    text before ``offset`` will not be read again (a mapped file drops those pages).
+    ``each``: called with the objects of each batch as they are made."""
     if _CParser is None:
         raise Fallback("no libyaml")
     plan = plan_for(typ)
@@ -245,9 +247,12 @@ def lean_objects(data: Buffer, typ: type[T], convert: Callable[[Any, type[T]], T
                 raise Fallback("batch") from exc
             if not isinstance(items, list):
                 raise Fallback("batch")
-            out.extend(convert(item, typ) for item in items if isinstance(item, dict))
+            got = [convert(item, typ) for item in items if isinstance(item, dict)]
         else:
-            out.extend(convert(item, typ) for item in _items(text, plan))
+            got = [convert(item, typ) for item in _items(text, plan)]
+        if each is not None:
+            each(got)
+        out.extend(got)
         if release is not None and i % 16 == 15:
             release(a)
     if first < 0:

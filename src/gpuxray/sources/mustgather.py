@@ -33,9 +33,10 @@ capped) for text-scanning commands such as ``triage``.
 
 from __future__ import annotations
 
+import codecs
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import pairwise
 from pathlib import Path
 from typing import Any, TypeVar
@@ -56,6 +57,7 @@ from gpuxray.sources.decode import decode_yaml_file
 from gpuxray.sources.files import printable_name, read_tail, utf8_name
 from gpuxray.sources.parsers import bugreport, describe, prefixed_logs, wide
 from gpuxray.sources.redact import redact_text
+from gpuxray.sources.shrink import Sharer
 
 __all__ = ["find_mustgather_root", "is_mustgather_dir", "iter_text_inputs", "load_mustgather"]
 
@@ -112,7 +114,8 @@ def _read_text(path: Path, limit: int = TEXT_LIMIT) -> str:
     return text
 
 
-def _read_yaml_objects(path: Path, typ: type[T]) -> list[T]:
+def _read_yaml_objects(path: Path, typ: type[T],
+                       each: Callable[[list[T]], None] | None = None) -> list[T]:
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -122,7 +125,7 @@ def _read_yaml_objects(path: Path, typ: type[T]) -> list[T]:
     with open(path, "rb") as fh:
         if b"\x00" in fh.read(65536):
             raise InputError(f"{path.name}: binary data, not YAML")
-    return decode_yaml_file(path, typ, path.name)
+    return decode_yaml_file(path, typ, path.name, each)
 
 
 def _read_aux(ld: _Loader, path: Path, limit: int = TEXT_LIMIT) -> str:
@@ -156,11 +159,12 @@ class _Loader:
         self.inputs[inp] = InputState(False, source, str(exc))
         self.errors.append((source, str(exc)))
 
-    def objects(self, name: str, typ: type[T]) -> list[T] | None:
+    def objects(self, name: str, typ: type[T],
+                each: Callable[[list[T]], None] | None = None) -> list[T] | None:
         p = self.file(name)
         if p is None:
             return None
-        return _read_yaml_objects(p, typ)
+        return _read_yaml_objects(p, typ, each)
 
 
 # ----- loading ----------------------------------------------------------------------------
@@ -206,9 +210,10 @@ def load_mustgather(root: Path, *, lenient: bool = False, origin: str = "") -> S
 
 def _load_pods(ld: _Loader) -> list[k8s.Pod]:
     pods: dict[tuple[str, str], k8s.Pod] = {}
+    share = Sharer().pods  # 24k operand pods repeat tolerations, env, empty resources
     for name in ("gpu_operand_pods.yaml", "gpu_operator_pod.yaml"):
         try:
-            objs = ld.objects(name, k8s.Pod)
+            objs = ld.objects(name, k8s.Pod, share)
         except InputError as exc:
             ld.failed(Input.PODS, name, exc)
             continue
@@ -304,18 +309,17 @@ def _load_nodes(ld: _Loader) -> list[k8s.Event]:
     known_only: set[str] = set()
     try:
         if descr is not None:
-            text = _read_text(descr, 64 << 20)
-            seen = False
-            for part in _describe_parts(text):
+            seen, blank = False, True
+            for part in _describe_file_parts(descr, 64 << 20):
+                blank = blank and not part.strip()
                 for d in describe.parse_describe_nodes(part):
                     seen = True
                     d.node.status.described_allocated = _allocation(d.allocated)
                     _intern_labels(d.node)
                     nodes[d.node.metadata.name] = d.node
                     events.extend(d.events)
-            if not seen and text.strip():
+            if not seen and not blank:
                 raise InputError("gpu_nodes.descr: no `kubectl describe node` text found in it")
-            del text
         labels_f = ld.file("gpu_nodes.labels")
         if labels_f is not None:
             for name, labels in parse_labels_file(_read_text(labels_f)).items():
@@ -345,6 +349,45 @@ def _load_nodes(ld: _Loader) -> list[k8s.Event]:
 
 DESCRIBE_PART_NODES = 128
 _NAME_LINE = re.compile(r"^Name:", re.M)
+
+
+def _describe_file_parts(path: Path, limit: int, chunk: int = 1 << 20) -> Iterator[str]:
+    """The parts of :func:`_describe_parts` read from the file as it goes, so its whole text
+    (24 MB for 4,000 nodes, twice while decoded) is never in memory. A file over ``limit``
+    keeps the tail, read whole as :func:`_read_text` does."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InputError(f"{path.name}: unreadable ({exc.strerror or exc})") from exc
+    if size > limit:
+        yield from _describe_parts(_read_text(path, limit))
+        return
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    buf, head = "", ""
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 - read piecewise below
+    except OSError as exc:
+        raise InputError(f"{path.name}: unreadable ({exc.strerror or exc})") from exc
+    with fh:
+        while True:
+            try:
+                data = fh.read(chunk)
+            except OSError as exc:
+                raise InputError(f"{path.name}: unreadable ({exc.strerror or exc})") from exc
+            piece = decoder.decode(data, final=not data)
+            buf += piece
+            if len(head) < 65536:  # the binary test of _read_text: the text's first 64 Ki
+                head += piece[:65536 - len(head)]
+                if "\x00" in head:
+                    raise InputError(f"{path.name}: binary data, not kubectl output")
+            if not data:
+                break
+            lines_end = buf.rfind("\n") + 1  # whole lines only: a cut is decided on one
+            parts = list(_describe_parts(buf[:lines_end]))
+            if len(parts) > 1:
+                yield from parts[:-1]
+                buf = parts[-1] + buf[lines_end:]
+    yield from _describe_parts(buf)
 
 
 def _describe_parts(text: str) -> Iterator[str]:

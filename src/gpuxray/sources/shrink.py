@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from gpuxray.model.k8s import EnvVar, Pod, Toleration
+from gpuxray.model.k8s import ContainerState, EnvVar, Pod, ResourceRequirements, Toleration
 
 
 class Sharer:
@@ -43,6 +43,14 @@ class Sharer:
                 c.image = intern(c.image)
                 if c.env:
                     c.env = [envs.setdefault((e.name, e.value), e) for e in c.env]
+                if not (c.resources.requests or c.resources.limits):
+                    c.resources = _NO_RESOURCES
+            for c in s.init_containers:
+                c.image = intern(c.image)
+                if c.env:
+                    c.env = [envs.setdefault((e.name, e.value), e) for e in c.env]
+                if not (c.resources.requests or c.resources.limits):
+                    c.resources = _NO_RESOURCES
             st = p.status
             if st.start_time:
                 st.start_time = intern(st.start_time)
@@ -51,3 +59,15 @@ class Sharer:
                 run = cs.state.running
                 if run is not None and run.started_at:
                     run.started_at = intern(run.started_at)
+                if cs.last_state == _NO_STATE:
+                    cs.last_state = _NO_STATE
+            for cs in st.init_container_statuses:
+                cs.image = intern(cs.image)
+                if cs.last_state == _NO_STATE:
+                    cs.last_state = _NO_STATE
+
+
+#: one empty value for every container without resources or a last state (init containers
+#: of the operands, most containers' last state): never mutated, the snapshot is read-only
+_NO_RESOURCES = ResourceRequirements()
+_NO_STATE = ContainerState()
