@@ -9,6 +9,13 @@ scanned against the signature catalog. Both vote; a check's failing finding deci
 paste lacks stays ``unknown`` (listed, never a cause). When the top cause has no deciding line —
 the classic case is a lone ``Insufficient nvidia.com/gpu`` — the result says so and names what
 to collect to tell the top two apart, instead of guessing.
+
+Two orderings follow seed §4's tree. A symptom the paste shows together with its root (the
+validator waiting and the driver install that stopped; the sandbox error and the drop-in)
+ranks under the root when the root has evidence of its own (``CAUSE_CHAIN``); lines that name
+several causes at once never count as that evidence against a deciding symptom. And when no
+line names a cause, the components that printed the text still narrow it: their usual
+failures get small, undecided votes (``COMPONENTS``), unless their own log shows them ready.
 """
 
 from __future__ import annotations

@@ -16,7 +16,14 @@ with the upstream file that prints it or the public ticket it was pasted in (one
 variant across releases); a test keeps each signature matching all of them. A signature may
 also speak *against* causes (a line that shows the module loaded rules out Secure Boot).
 Sources: facts.md §2–§5, §8 (scheduler strings, kubelet/device-plugin texts, operator states,
-Xid catalog); seed §1 (component failure table), §3, §4, §8.
+Xid catalog); seed §1 (component failure table), §3, §4, §8. Each signature is keyed on the
+shape of a message the cited component formats (format verbs as wildcards, one alternative
+per wording a release changed), read from that component's source at the cited tag.
+
+Below the signatures: ``CAUSE_CHAIN`` (which cause explains which, seed §4's tree between the
+finer causes), ``COMPONENTS`` (the line shapes each component prints on every start, and what
+usually breaks in it) and ``CLUSTERPOLICY_STATE_ORDER`` (the operand states in the order they
+wait for each other).
 """
 
 from __future__ import annotations
