@@ -185,6 +185,12 @@ CAUSES: tuple[Cause, ...] = (
           "`kubectl -n gpu-operator get pods,svc -o wide | grep -i dcgm` and the exporter's "
           "DCGM_REMOTE_HOSTENGINE_INFO (`kubectl -n gpu-operator get ds nvidia-dcgm-exporter -o "
           "yaml | grep -A1 HOSTENGINE`)"),
+    Cause("dcgm-pod-resources", "GX406",
+          "dcgm-exporter cannot read kubelet's pod-resources socket (a kubelet with another root "
+          "directory, or the socket not mounted)",
+          "`ls -l /var/lib/kubelet/pod-resources/` on the node and the exporter's "
+          "--pod-resources-kubelet-socket (`kubectl -n gpu-operator get ds nvidia-dcgm-exporter "
+          "-o yaml | grep -B2 -A2 pod-resources`)"),
     Cause("dcgm-profiling", "GX406",
           "profiling metrics unsupported on this GPU or held by another exporter",
           "`nvidia-smi -L` (the GPU model) and `kubectl get pods -A -o wide | grep -i dcgm` "
@@ -1264,6 +1270,21 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x('level=ERROR msg="Failed to connect to remote hostengine" '
                     'address=nvidia-dcgm:5555',
                     "NVIDIA/dcgm-exporter@4.5.3-4.8.2:internal/pkg/dcgmprovider/dcgm.go"))),
+    # the exporter maps GPUs to pods through kubelet's pod-resources API; without the socket it
+    # exits (or drops the pod labels)
+    _s("dcgm-pod-resources", "failure connecting to|failure getting pod resources",
+       r"failure connecting to '?\S*pod-resources|failure getting pod resources",
+       {"dcgm-pod-resources": 3.5}, (LOG,), True,
+       examples=(_x('level=ERROR msg="failure connecting to \'/var/lib/kubelet/pod-resources/'
+                    'kubelet.sock\'; err: context deadline exceeded"',
+                    "NVIDIA/dcgm-exporter@4.5.3-4.8.2:internal/pkg/transformation/"
+                    "kubernetes.go"),
+                 _x("failure connecting to /var/lib/kubelet/pod-resources/kubelet.sock: context "
+                    "deadline exceeded",
+                    "NVIDIA/dcgm-exporter@2.3.1-2.6.0:pkg/dcgmexporter/kubernetes.go"),
+                 _x("failure getting pod resources rpc error: code = Unimplemented desc = unknown "
+                    "service v1alpha1.PodResourcesLister",
+                    "NVIDIA/dcgm-exporter@2.3.1-2.6.0:pkg/dcgmexporter/kubernetes.go"))),
     # dcgm-exporter's smart init tried the embedded engine and the remote one; neither came up
     _s("dcgm-both-failed", "both embedded and remote dcgm failed",
        r"both embedded and remote dcgm failed", {"dcgm-connect": 3.5}, (LOG,), True,
@@ -1821,6 +1842,10 @@ DISTINGUISH: dict[frozenset[str], str] = {
         "`mokutil --sb-state` on the node and the driver pod log (`Key was rejected by service`)",
     frozenset({"driver-failing", "nouveau"}):
         "`lsmod | grep nouveau` on the node and the driver pod log",
+    frozenset({"dcgm-connect", "dcgm-pod-resources"}):
+        "the exporter's fatal line: `Error connecting to nv-hostengine` (DCGM) vs `failure "
+        "connecting to '<socket>'` (kubelet's pod-resources; `ls -l /var/lib/kubelet/"
+        "pod-resources/` on the node)",
     frozenset({"dcgm-connect", "dcgm-profiling"}):
         "the exporter's fatal line: `Error connecting to nv-hostengine` (DCGM unreachable) vs "
         "`Profiling is not supported` / `DCGM_ST_IN_USE` (profiling metrics)",
@@ -2147,7 +2172,8 @@ COMPONENTS: tuple[Component, ...] = (
               DP + "cmd/gpu-feature-discovery/main.go; internal/lm/output.go"),
     Component("dcgm", r"starting dcgm-exporter", r"dcgm-exporter|nv-hostengine|\bdcgm\b",
               r"starting webserver|dcgm successfully initialized",
-              (("dcgm-connect", 0.4), ("dcgm-profiling", 0.35), ("unsupported-stack", 0.2)),
+              (("dcgm-connect", 0.4), ("dcgm-profiling", 0.35), ("dcgm-pod-resources", 0.25),
+               ("unsupported-stack", 0.2)),
               "NVIDIA/dcgm-exporter@4.5.3-4.8.2:pkg/cmd/app.go (\"Starting dcgm-exporter\", "
               "\"DCGM successfully initialized!\"); internal/pkg/server/server.go"),
     Component("mig-manager",
