@@ -107,3 +107,33 @@ def test_shared_dra_verdicts_equal_per_pod_ones(tmp_path: Path, shape: str) -> N
             assert len(codes) >= 6, codes
         if shape == "healthy":
             assert not codes
+
+
+SELECTOR_SETS = [
+    (("DeviceClass gpu", "device.driver == 'gpu.nvidia.com'"),),
+    (("request a", "device.attributes['gpu.nvidia.com'].productName == 'NVIDIA B200'"),),
+    (("request a", "device.attributes['gpu.nvidia.com'].nope > 1"),),  # absent: an error
+    (("request a", "device.attributes['other.example.com'].x == 1"),),  # absent domain
+    (("request a", "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0"),),
+    (("request a", "device.attributes['gpu.nvidia.com'].uuid.startsWith('GPU-')"),),
+    (("request a", "'gpu.nvidia.com' in device.attributes"),),  # not a named read: per device
+]
+
+
+@pytest.mark.parametrize("shape", ["broken", "dra"])
+def test_devices_alike_in_what_a_selector_reads_share_its_result(tmp_path: Path,
+                                                                  shape: str) -> None:
+    """The matcher evaluates a selector once per group of devices alike in the values it
+    reads; every device's result equals its own evaluation."""
+    from gpuxray.engines import dra
+
+    root = _broken(tmp_path) if shape == "broken" else generate(tmp_path / shape, 100, 20,
+                                                                  shape=shape)
+    with open_bundle(root) as snap:
+        devices = dra.view(snap).devices
+        m = dra.matcher(snap)
+        for sels in SELECTOR_SETS:
+            for pd in devices:
+                assert m.match(pd, sels) == dra._eval_all(sels, dra.cel_device(pd)), (sels, pd.ref)
+        assert len(m.alike) < len(devices) * len(SELECTOR_SETS) // 4  # shared, not per device
+        assert dra._reads(SELECTOR_SETS[-1]) is None

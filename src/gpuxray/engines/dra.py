@@ -20,6 +20,7 @@ k8s.io/dynamic-resource-allocation/structured/internal/stable/allocator_stable.g
 from __future__ import annotations
 
 import functools
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -255,22 +256,77 @@ def request_selectors(name: str, req: ExactDeviceRequest) -> list[tuple[str, str
     return [(f"request {name}", s.cel.expression) for s in req.selectors if s.cel is not None]
 
 
+_DEVICE_WORD = re.compile(r"\bdevice\b")
+_DRIVER_READ = re.compile(r"\bdevice\s*\.\s*driver\b")
+_ABSENT = "absent"
+
+
+def _reads(exprs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str, str], ...] | None:
+    """What of a device a selector set can read, when every use of ``device`` in it is
+    ``device.driver`` or ``device.attributes['dom'].id`` / ``device.capacity['dom'].id``:
+    then two devices of one driver alike in those values get the same result. None when the
+    expressions use ``device`` any other way (a map iterated, an attribute looked up by a
+    computed key): each device is then evaluated on its own."""
+    refs: list[tuple[str, str, str]] = []
+    for _src, e in exprs:
+        found = dra_cel.referenced(e)
+        if len(_DEVICE_WORD.findall(e)) != len(found) + len(_DRIVER_READ.findall(e)):
+            return None
+        refs.extend(found)
+    return tuple(refs)
+
+
+def _read_value(pd: PoolDevice, kind: str, dom: str, ident: str) -> object:
+    """The raw value of one attribute or capacity as :func:`cel_device` files it (under
+    ``dom``/``ident``); a marker when absent, with whether the device has the domain at all;
+    None when both spellings are present (which one CEL sees then depends on their order: the
+    caller evaluates that device itself)."""
+    src: Any = pd.device.attributes if kind == "attributes" else pd.device.capacity
+    full = src.get(f"{dom}/{ident}")
+    bare = src.get(ident) if dom == pd.driver and "/" not in ident else None
+    if full is not None and bare is not None:
+        return None
+    v = full if full is not None else bare
+    if v is None:  # CEL's error then names the key or the domain missing: which one is read
+        return (_ABSENT, dom == pd.driver or any(_split(n, pd.driver)[0] == dom for n in src))
+    if kind == "capacity":
+        return ("capacity", str(v.value))
+    return ("attribute", v.int_value, v.bool_value, v.string, v.version)
+
+
 class _Matcher:
     """Selector results per (device, selector set), cached like the allocator's
-    deviceMatchesRequest: many nodes share a handful of selectors."""
+    deviceMatchesRequest: many nodes share a handful of selectors. Where a selector set reads
+    only some named attributes (:func:`_reads`), devices alike in those share one evaluation:
+    a fleet's thousands of GPUs of one product are one CEL run, not thousands."""
 
     def __init__(self) -> None:
         self.cel: dict[DeviceID, dict[str, Any]] = {}
         self.cache: dict[tuple[DeviceID, tuple[tuple[str, str], ...]], SelectorResult] = {}
+        self.reads: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str, str], ...] | None] = {}
+        self.alike: dict[tuple[object, ...], SelectorResult] = {}
 
     def match(self, pd: PoolDevice, exprs: tuple[tuple[str, str], ...]) -> SelectorResult:
         key = (pd.id, exprs)
         r = self.cache.get(key)
         if r is None:
-            dev = self.cel.get(pd.id)
-            if dev is None:
-                dev = self.cel[pd.id] = cel_device(pd)
-            r = self.cache[key] = _eval_all(exprs, dev)
+            if exprs not in self.reads:
+                self.reads[exprs] = _reads(exprs)
+            refs = self.reads[exprs]
+            alike: tuple[object, ...] | None = None
+            if refs is not None:
+                values = tuple(_read_value(pd, *ref) for ref in refs)
+                if None not in values:
+                    alike = (exprs, pd.driver, values)
+                    r = self.alike.get(alike)
+            if r is None:
+                dev = self.cel.get(pd.id)
+                if dev is None:
+                    dev = self.cel[pd.id] = cel_device(pd)
+                r = _eval_all(exprs, dev)
+                if alike is not None:
+                    self.alike[alike] = r
+            self.cache[key] = r
         return r
 
 

@@ -199,12 +199,13 @@ def _walk(snap: Snapshot, pod: Pod) -> Gate1:
     # next; a refusal carries nothing the verdict uses, so the outcome is the same.
     fit_key = (_shape(pod), None if pinned is None else tuple(sorted(pinned)),
                tuple(msgspec.json.encode(c.spec) for c in pending))  # allocate reads no name
-    refused: set[str] = memo(snap, ("dra-refused", fit_key), set)
+    # the admitted nodes not refused yet, in order: the next pod of the job walks only these
+    # (skipping a full fleet's refusals one by one cost a pass over it per pod)
+    alive: list[list[Node]] = memo(snap, ("dra-alive", fit_key), lambda: [admitted])
+    refused: set[str] = set()
     results: list[dra.Allocation] = []
     n_ok = 0
-    for node in admitted:  # otherwise three nodes that take the claims are enough to say so
-        if node.metadata.name in refused:
-            continue
+    for node in alive[0]:  # otherwise three nodes that take the claims are enough to say so
         r = dra.allocate(snap, pending, node)
         if not r.ok and not r.error:
             refused.add(node.metadata.name)
@@ -213,6 +214,8 @@ def _walk(snap: Snapshot, pod: Pod) -> Gate1:
         n_ok += r.ok
         if r.error or (not may_error and n_ok == 3):
             break
+    if refused:
+        alive[0] = [n for n in alive[0] if n.metadata.name not in refused]
     good = [r for r in results if r.ok]
     errs = [r for r in results if r.error]
     if errs and "CEL runtime error" not in errs[0].error:
@@ -576,11 +579,15 @@ def _walk_request(snap: Snapshot, pod: Pod, claim: ResourceClaim, req: dra.Reque
         g.verdict = fail("GX214", subject, ev, claim=cname, request=rname,
                          tainted=len(tainted), taints=", ".join(taints))
         return True
-    holders: list[str] = []
-    for pd in held[:100]:  # evidence names the first hundred; the count is complete
-        for hc in v.allocated.get(pd.id, []):
-            users = ",".join(r.name for r in hc.status.reserved_for) or "no pod"
-            holders.append(f"{hc.metadata.namespace}/{hc.metadata.name}({users})→{pd.ref}")
+    def holding() -> list[str]:
+        out: list[str] = []
+        for pd in held[:100]:  # evidence names the first hundred; the count is complete
+            for hc in v.allocated.get(pd.id, []):
+                users = ",".join(r.name for r in hc.status.reserved_for) or "no pod"
+                out.append(f"{hc.metadata.namespace}/{hc.metadata.name}({users})→{pd.ref}")
+        return out
+    # the scan is the shape's (memoized): its holders are listed once for the pods of a job
+    holders = memo(snap, ("dra-holders", id(scan)), holding)
     matching_n, max_free = scan.matching, scan.max_free
     ev = [snap.ev(Input.RESOURCECLAIMS, "held by " + ", ".join(holders[:12])
                   + (" …" if len(holders) > 12 else ""))]
