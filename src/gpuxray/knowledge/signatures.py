@@ -636,15 +636,16 @@ SIGNATURES: tuple[Signature, ...] = (
     # (the wrapper "error validating driver installation" alone also wraps routine retries)
     # ("driver is not ready: %v" after the validator's wait loop gave up; "nvidia-fs driver is
     # not ready" and the other add-ons print no colon)
-    _s("validator-driver-not-ready", "driver is not ready: |driver libraries|"
+    _s("validator-driver-not-ready", "driver is not ready|driver libraries|"
        "driver container status",
-       r"\bdriver is not ready: |failed to locate driver libraries|"
+       r"\bdriver is not ready: |^\W*driver is not ready\W*$|failed to locate driver libraries|"
        r"error checking driver container status",
        {"driver-failing": 1.5, "operand-init": 0.75}, (LOG, VALIDATOR),
        examples=(_x('level=error msg="driver is not ready: error checking driver container '
                     'status: exit status 1"', OP + "cmd/nvidia-validator/main.go"),
                  _x("error validating driver installation: failed to locate driver libraries: "
-                    "error locating \"libnvidia-ml.so.1\"", OP + "internal/driver/root.go"))),
+                    "error locating \"libnvidia-ml.so.1\"", OP + "internal/driver/root.go"),
+                 _x("driver is not ready", "NVIDIA/gpu-operator@v1.9.0:validator/main.go"))),
     # the validator's toolkit stage runs nvidia-smi through the nvidia runtime: failing there
     # means the runtime the toolkit set up is not what containerd runs (seed §5)
     _s("validator-toolkit-not-ready", "toolkit is not ready|validating toolkit installation",
