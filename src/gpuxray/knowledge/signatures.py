@@ -1189,6 +1189,27 @@ SIGNATURES: tuple[Signature, ...] = (
                     "kmod-project/kmod@v31:tools/rmmod.c"),
                  _x("modprobe: FATAL: Module nvidia_modeset is in use.",
                     "kmod-project/kmod@v31:tools/modprobe.c"))),
+    # the operator's upgrade controller (k8s-operator-libs) moving a node towards
+    # upgrade-failed: the new driver pod keeps restarting, the node will not drain, the
+    # validation after the upgrade times out
+    _s("upgrade-controller-stuck", "repeated restarts|failed to drain node|drain pod failed|"
+       "cannot delete all required pods|timeout exceeded for validation",
+       r"driver pod is failing on node with repeated restarts|failed to drain node|"
+       r"drain pod failed|cannot delete all required pods|"
+       r"timeout exceeded for (?:validation|job completions), updated the node state",
+       {"upgrade-failed": 2.5, "driver-failing": 0.5, "driver-in-use": 0.5}, (LOG,),
+       examples=(_x('INFO upgrade Driver pod is failing on node with repeated restarts '
+                    '{"node": "gpu-node-1", "pod": "nvidia-driver-daemonset-x8k2p"}',
+                    OP + "vendor/github.com/NVIDIA/k8s-operator-libs/pkg/upgrade/"
+                    "common_manager.go"),
+                 _x('ERROR upgrade Failed to drain node {"node": "gpu-node-1", "error": "error '
+                    'when evicting pods/\"train-0\" -n \"ml\": global timeout reached: 5m0s"}',
+                    OP + "vendor/github.com/NVIDIA/k8s-operator-libs/pkg/upgrade/"
+                    "drain_manager.go"),
+                 _x('INFO upgrade Timeout exceeded for validation, updated the node state '
+                    '{"node": "gpu-node-1", "state": "upgrade-failed"}',
+                    OP + "vendor/github.com/NVIDIA/k8s-operator-libs/pkg/upgrade/"
+                    "validation_manager.go"))),
     _s("upgrade-failed-label", "upgrade-failed",
        r"gpu-driver-upgrade-state[=:]\s*\"?upgrade-failed", {"upgrade-failed": 4.0},
        (DESCRIBE, LOG), True,
