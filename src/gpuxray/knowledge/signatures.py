@@ -2217,6 +2217,14 @@ COMPONENTS: tuple[Component, ...] = (
               (("containerd-config", 0.3), ("handler-missing", 0.25),
                ("dropin-overwrote", 0.2)),
               "containerd/containerd@v1.7.34:cmd/containerd/command/main.go"),
+    # the kernel driver's own prefix: a GPU that did not come up, or reported errors
+    Component("kernel-driver", "", r"\bnvrm: ", "",
+              (("gpu-init", 0.3), ("xid", 0.25), ("gpu-unsupported", 0.2)),
+              OGKM + "kernel-open/nvidia/nv.c (\"NVRM: \" prefix of every message)"),
+    # kubelet's journal lines and events: the device manager and the runtime it calls
+    Component("kubelet", "", r"\bkubelet\b", "",
+              (("not-advertised", 0.3), ("admission-failed", 0.25), ("handler-missing", 0.2)),
+              K + "pkg/kubelet/cm/devicemanager/manager.go"),
     Component("scheduler", "", r"failedscheduling|0/\d+ nodes are available", "",
               (("not-advertised", 0.3), ("exhausted", 0.25), ("unhealthy", 0.2)),
               K + "pkg/scheduler/schedule_one.go (\"0/%v nodes are available\")"),
