@@ -54,7 +54,12 @@ class Taint(_K):
         return f"{self.key}:{self.effect}"
 
 
-class Toleration(_K):
+class _Frozen(msgspec.Struct, rename="camel", gc=False, omit_defaults=True, frozen=True):
+    """Base of the small values many objects repeat: frozen, so hashable, so a fleet's pods
+    share one object per distinct value (``sources/shrink.py``)."""
+
+
+class Toleration(_Frozen, frozen=True):
     key: str = ""
     operator: str = "Equal"
     value: str = ""
@@ -90,7 +95,7 @@ class ResourceRequirements(_K):
     limits: dict[str, str | int | float] = {}
 
 
-class EnvVar(_K):
+class EnvVar(_Frozen, frozen=True):
     name: str = ""
     value: str | None = None
 
