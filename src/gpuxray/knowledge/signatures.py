@@ -2221,10 +2221,6 @@ COMPONENTS: tuple[Component, ...] = (
     Component("kernel-driver", "", r"\bnvrm: ", "",
               (("gpu-init", 0.3), ("xid", 0.25), ("gpu-unsupported", 0.2)),
               OGKM + "kernel-open/nvidia/nv.c (\"NVRM: \" prefix of every message)"),
-    # kubelet's journal lines and events: the device manager and the runtime it calls
-    Component("kubelet", "", r"\bkubelet\b", "",
-              (("not-advertised", 0.3), ("admission-failed", 0.25), ("handler-missing", 0.2)),
-              K + "pkg/kubelet/cm/devicemanager/manager.go"),
     Component("scheduler", "", r"failedscheduling|0/\d+ nodes are available", "",
               (("not-advertised", 0.3), ("exhausted", 0.25), ("unhealthy", 0.2)),
               K + "pkg/scheduler/schedule_one.go (\"0/%v nodes are available\")"),
