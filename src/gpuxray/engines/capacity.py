@@ -113,25 +113,36 @@ def _mentions_gpu(pod: PodCore) -> bool:
 def _gpu_requests_simple(pod: PodCore) -> dict[str, int] | None:
     """The common case — no init containers, no overhead, whole-number quantities — summed in
     plain integers; None when the pod needs the full computation of :func:`pod_requests`."""
-    if pod.spec.init_containers or pod.spec.overhead:
+    spec = pod.spec
+    if spec.init_containers or spec.overhead:
         return None
     out: dict[str, int] = {}
-    for c in pod.spec.containers:
-        lim, req = c.resources.limits, c.resources.requests
-        keys = [k for k in lim if k.startswith(GPU_PREFIXES)]
-        keys += [k for k in req if k not in lim and k.startswith(GPU_PREFIXES)]
-        for k in keys:
-            v = req[k] if k in req else lim[k]  # a request wins over its limit
-            if isinstance(v, bool):
-                return None
-            if isinstance(v, int):
-                n = v
-            elif isinstance(v, str) and v.isdigit():
-                n = int(v)
-            else:
-                return None
-            out[k] = out.get(k, 0) + n
+    prefixes = GPU_PREFIXES
+    for c in spec.containers:  # plain loops: this runs for every GPU pod of the fleet
+        res = c.resources
+        lim, req = res.limits, res.requests
+        for k in lim:  # the limits' GPU names, then those only requested
+            if k.startswith(prefixes):
+                n = _whole(req[k] if k in req else lim[k])  # a request wins over its limit
+                if n is None:
+                    return None
+                out[k] = out.get(k, 0) + n
+        for k in req:
+            if k not in lim and k.startswith(prefixes):
+                n = _whole(req[k])
+                if n is None:
+                    return None
+                out[k] = out.get(k, 0) + n
     return {k: n for k, n in out.items() if n}
+
+
+def _whole(v: object) -> int | None:
+    """A quantity written as a whole number (an int, not a bool; a string of digits)."""
+    if type(v) is int:
+        return v
+    if type(v) is str and v.isdigit():
+        return int(v)
+    return None
 
 
 def gpu_requests(pod: PodCore) -> dict[str, int]:
