@@ -230,3 +230,15 @@ def test_every_root_line_ranks_above_every_symptom_line_of_its_chain() -> None:
                     assert r.causes and r.causes[0].cause.code == want, (root.id, eff.id)
                     pairs += 1
     assert pairs > 500
+
+
+def test_toolkit_writing_the_stock_path_on_k3s_is_a_file_never_read() -> None:
+    # NVIDIA/nvidia-container-toolkit@v1.18.1:cmd/nvidia-ctk/runtime/configure/configure.go
+    wrote = 'time="2025-01-16T00:38:31Z" level=info msg="Wrote updated config to ' \
+        '/etc/containerd/config.toml"\n'
+    on_k3s = "$ sudo k3s kubectl logs -n gpu-operator ds/nvidia-container-toolkit-daemonset\n" \
+        + wrote
+    r = triage([("paste", on_k3s)])
+    assert r.causes[0].cause.code == "GX512" and r.causes[0].score >= 1.0 and not r.decided
+    plain = triage([("paste", wrote)])
+    assert not plain.causes or plain.causes[0].score < 1.0  # no distribution: a prior at most

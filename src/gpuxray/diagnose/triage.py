@@ -454,6 +454,30 @@ def containerd_1x_merge(snap: Snapshot, matches: list[Match]) -> list[CauseScore
     return []
 
 
+# Distributions whose containerd reads its own file, not /etc/containerd/config.toml: k3s and
+# RKE2 render /var/lib/rancher/{k3s,rke2}/agent/etc/containerd/config.toml from a .tmpl, and
+# microk8s reads /var/snap/microk8s/current/args/containerd-template.toml (the operator's
+# install guide sets CONTAINERD_CONFIG/CONTAINERD_SOCKET for each:
+# https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html).
+_OWN_CONTAINERD = re.compile(r"\bk3s\b|\brke2\b|microk8s|/var/lib/rancher/|/var/snap/microk8s")
+_WROTE_DEFAULT = re.compile(r"wrote updated config to /etc/containerd/config\.toml")
+
+
+def toolkit_default_path_on_own_containerd(text: str) -> list[CauseScore]:
+    """GX512: the toolkit wrote the stock /etc/containerd/config.toml on a node the paste shows
+    runs k3s, RKE2 or microk8s, whose containerd never reads that file (a vote)."""
+    low = text[:FILE_SCAN].lower()
+    m = _WROTE_DEFAULT.search(low)
+    d = _OWN_CONTAINERD.search(low) if m else None
+    if m is None or d is None:
+        return []
+    cs = CauseScore(CAUSE_BY_ID["runtime-config-not-read"], 2.0)
+    cs.signatures.append("reading:toolkit-default-path-on-own-containerd")
+    cs.matched.append(f"the toolkit wrote /etc/containerd/config.toml; the paste shows "
+                      f"{d.group(0)}, whose containerd reads its own file")
+    return [cs]
+
+
 _STATES_NOT_READY = re.compile(r"states not ready\W{0,6}((?:\W{0,4}[a-z][\w-]*){1,20})")
 
 
@@ -665,6 +689,7 @@ def triage(texts: Iterable[tuple[str, str]],
     check_scores, check_fails, unknowns = _score_checks(checked)
     stage = [cs for _n, text in zip(names, (t.text for t in inputs), strict=True)
              for cs in driver_log_stage(text) + operand_events(text) + clusterpolicy_states(text)
+             + toolkit_default_path_on_own_containerd(text)
              + wrapper_fallback_operand(text, matches)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
