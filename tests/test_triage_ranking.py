@@ -242,3 +242,24 @@ def test_toolkit_writing_the_stock_path_on_k3s_is_a_file_never_read() -> None:
     assert r.causes[0].cause.code == "GX512" and r.causes[0].score >= 1.0 and not r.decided
     plain = triage([("paste", wrote)])
     assert not plain.causes or plain.causes[0].score < 1.0  # no distribution: a prior at most
+
+
+NO_RUNTIME = ('Warning  FailedCreatePodSandBox  5s  kubelet  Failed to create pod sandbox: rpc '
+              'error: code = Unknown desc = failed to get sandbox runtime: no runtime for '
+              '"nvidia" is configured\n')
+
+
+def test_the_handler_lookalikes_are_told_apart_by_their_deciding_lines() -> None:
+    """Seed §5: wiped by a drop-in (GX501), written where containerd does not read (GX512),
+    not written yet (GX301: the sandbox error alone, with what to collect)."""
+    # a drop-in writing the CRI section without the nvidia runtime (containerd 1.x config)
+    dropin = ("$ cat /etc/containerd/conf.d/10-registry.toml\n"
+              '[plugins."io.containerd.grpc.v1.cri".registry.mirrors."docker.io"]\n'
+              '  endpoint = ["https://mirror.example"]\n')
+    # NVIDIA/nvidia-container-toolkit@v1.18.1:cmd/nvidia-ctk/runtime/configure/configure.go
+    elsewhere = "INFO[0000] Wrote updated config to /etc/containerd/config.d/99-nvidia.toml\n"
+    assert _codes(dropin + NO_RUNTIME)[0] == "GX501"
+    assert _codes(elsewhere + NO_RUNTIME)[0] == "GX512"
+    alone = triage([("events", NO_RUNTIME)])
+    assert alone.causes[0].cause.code == "GX301"
+    assert {"GX501", "GX512"} <= {c.cause.code for c in alone.causes[:3]}
