@@ -817,13 +817,18 @@ SIGNATURES: tuple[Signature, ...] = (
                     '"nvidia-container-runtime": executable file not found in $PATH',
                     GH + "NVIDIA/gpu-operator/issues/1323"),)),
     _s("cuda-requirement", "requirement error|cuda driver version is insufficient",
-       r"requirement error: unsatisfied condition: cuda|"
+       r"requirement error: unsatisfied condition: (?:cuda|driver|brand|arch)|"
        r"cuda driver version is insufficient for cuda runtime version",
        {"cuda-requirement": 4.0},
        (EVENT, STATUS, DESCRIBE, LOG), True,
        examples=(_x("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, "
                     "please update your driver to a newer version, or use an earlier cuda "
                     "container: unknown", GH + "NVIDIA/nvidia-container-toolkit/issues/152"),
+                 # the image's other NVIDIA_REQUIRE_* conditions (driver branch, brand)
+                 _x("nvidia-container-cli: requirement error: unsatisfied condition: driver >= "
+                    "410", GH + "docker/for-linux/issues/846"),
+                 _x("nvidia-container-cli: requirement error: unsatisfied condition: brand = "
+                    "tesla", GH + "osrf/subt/issues/96"),
                  _x("Failed to allocate device vector A (error code CUDA driver version is "
                     "insufficient for CUDA runtime version)!",
                     "NVIDIA/cuda-samples@v12.4:Samples/0_Introduction/vectorAdd/vectorAdd.cu"))),
