@@ -12,27 +12,16 @@ import pytest
 
 from gpuxray.scenarios import dra as S
 from gpuxray.scenarios.builder import ClusterBuilder
+from whole_pods import also_from_whole_pods
 
 Run = Callable[..., tuple[int, Any]]
 Write = Callable[[ClusterBuilder], Path]
 TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 
 
-def _also_from_whole_pods(gx: Run, *args: str) -> tuple[int, Any]:
-    """``why`` with every pod decoded whole: a bundle's other pods are otherwise read as
-    PodCore where the answer needs no more (``diagnose/why.py`` ``core_enough``)."""
-    from gpuxray.cli import cmd_why
-
-    cmd_why.CORE_PODS = False
-    try:
-        return gx(*args)
-    finally:
-        cmd_why.CORE_PODS = True
-
-
 def why(gx: Run, bundle: Path, target: str) -> dict[str, Any]:
     code, doc = gx("why", target, "--bundle", str(bundle), "-o", "json")
-    assert _also_from_whole_pods(gx, "why", target, "--bundle", str(bundle), "-o", "json") == (
+    assert also_from_whole_pods(gx, "why", target, "--bundle", str(bundle), "-o", "json") == (
         code, doc)
     assert doc["schema"] == "gpuxray/v1"
     assert code in (0, 1, 3)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from gpuxray.scenarios.builder import ClusterBuilder
+from whole_pods import also_from_whole_pods
 
 TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 TOL = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
@@ -27,21 +28,9 @@ def base(**node_kw: Any) -> ClusterBuilder:
     return b
 
 
-def _also_from_whole_pods(gx: Run, *args: str) -> tuple[int, Any]:
-    """``why`` with every pod decoded whole: a bundle's other pods are otherwise read as
-    PodCore where the answer needs no more (``diagnose/why.py`` ``core_enough``)."""
-    from gpuxray.cli import cmd_why
-
-    cmd_why.CORE_PODS = False
-    try:
-        return gx(*args)
-    finally:
-        cmd_why.CORE_PODS = True
-
-
 def why(gx: Run, bundle: Path, target: str) -> dict[str, Any]:
     code, doc = gx("why", target, "--bundle", str(bundle), "-o", "json")
-    assert _also_from_whole_pods(gx, "why", target, "--bundle", str(bundle), "-o", "json") == (
+    assert also_from_whole_pods(gx, "why", target, "--bundle", str(bundle), "-o", "json") == (
         code, doc)
     assert doc["schema"] == "gpuxray/v1"
     assert code == (1 if doc["verdict"] else 0)
