@@ -53,11 +53,18 @@ def _binary(version: str) -> Path:
 VERSIONS = ["debian", *expected_versions()]
 
 
+def _default_signals() -> None:
+    for sig in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def _start(binary: Path, d: Path) -> tuple[subprocess.Popen[bytes], Path]:
     log = d / "log"
     with log.open("wb") as out:
+        # systemd starts the daemon with every signal at its default; a runner started under
+        # nohup would hand down SIGHUP ignored, and Go keeps an inherited SIG_IGN
         p = subprocess.Popen([str(binary), "--config", str(_config(d))], stdout=out,
-                             stderr=subprocess.STDOUT, cwd=d)
+                             stderr=subprocess.STDOUT, cwd=d, preexec_fn=_default_signals)
     sock = d / "c.sock"
     deadline = time.monotonic() + 60
     # booted: the socket is there and the daemon has said so ("containerd successfully booted
