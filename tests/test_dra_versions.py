@@ -45,6 +45,7 @@ TYPES: dict[str, Any] = {"resourceslices": dra.ResourceSlice, "deviceclasses": d
                          "resourceclaims": dra.ResourceClaim,
                          "resourceclaimtemplates": dra.ResourceClaimTemplate}
 DRA_PLURALS = tuple(TYPES)
+DRA_KINDS = frozenset({"ResourceSlice", "DeviceClass", "ResourceClaim", "ResourceClaimTemplate"})
 
 
 def _server(tmp: pytest.TempPathFactory, name: str, args: str) -> Iterator[cplane.ControlPlane]:
@@ -151,8 +152,7 @@ def test_every_version_decodes_to_one_object(all_versions: cplane.ControlPlane,
     compared = 0
     allocated = 0
     for obj in created.values():
-        if obj.get("kind") not in {"ResourceSlice", "DeviceClass", "ResourceClaim",
-                                   "ResourceClaimTemplate"}:
+        if obj.get("kind") not in DRA_KINDS:
             continue
         plural = _plural(obj)
         docs = {v: _at(cp, obj, v) for v in VERSIONS}
@@ -201,8 +201,7 @@ def _v1beta1_cluster(cp: cplane.ControlPlane, b: ClusterBuilder) -> dict[str, li
     for plural in DRA_PLURALS:
         out[plural] = []
     for obj in created.values():
-        if obj.get("kind") in {"ResourceSlice", "DeviceClass", "ResourceClaim",
-                               "ResourceClaimTemplate"}:
+        if obj.get("kind") in DRA_KINDS:
             doc = _at(cp, obj, "v1beta1")
             assert doc["apiVersion"] == "resource.k8s.io/v1beta1"
             out[_plural(obj)].append(doc)

@@ -20,13 +20,7 @@ from gpuxray.model import k8s
 from gpuxray.scenarios.demo import build_demo
 from gpuxray.sources import bundle, decode
 from gpuxray.sources.shrink import Sharer
-
-
-def _stream(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(decode, "STREAM_THRESHOLD", 1)
-    monkeypatch.setattr(decode, "_CHUNK_BYTES", 4000)
-    monkeypatch.setattr(decode, "_STEP_BYTES", 600)
-    monkeypatch.setattr(decode, "_MAX_MISCUTS", 10_000)
+from small_pieces import stream_in_small_pieces
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["whole-file", "pieces"])
@@ -36,7 +30,7 @@ def test_shared_pods_equal_plain_pods(streamed: bool, tmp_path: Path,
     f = root / "cluster" / "pods.json"
     plain = decode.decode_objects(f.read_bytes(), k8s.Pod, "pods.json")
     if streamed:
-        _stream(monkeypatch)
+        stream_in_small_pieces(monkeypatch)
     shared = decode.decode_file(f, k8s.Pod, "pods.json", each=Sharer().pods)
     assert shared == plain and len(plain) > 5
     assert msgspec.json.encode(shared) == msgspec.json.encode(plain)
@@ -49,7 +43,7 @@ def test_check_answers_the_same_with_shared_pods(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         gx: Callable[..., tuple[int, Any]]) -> None:
     root = build_demo().write(tmp_path / "demo")
-    _stream(monkeypatch)
+    stream_in_small_pieces(monkeypatch)
     shared = gx("check", "--bundle", str(root), "-o", "json")
 
     class NoSharing(Sharer):

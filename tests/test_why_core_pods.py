@@ -26,6 +26,7 @@ from gpuxray.scenarios.demo import build_demo
 from gpuxray.scenarios.operator import GPU_TOLERATION, add_gpu_operator
 from gpuxray.sources import decode
 from gpuxray.sources.bundle import load_bundle_dir
+from small_pieces import stream_in_small_pieces
 
 
 def _fleet() -> ClusterBuilder:
@@ -71,14 +72,6 @@ def _targets(root: Path) -> list[str]:
     return [f"{p['metadata']['namespace']}/{p['metadata']['name']}" for p in doc["items"]]
 
 
-def _stream(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Small pieces: the asked pod's piece is decoded twice, the others once."""
-    monkeypatch.setattr(decode, "STREAM_THRESHOLD", 1)
-    monkeypatch.setattr(decode, "_CHUNK_BYTES", 4000)
-    monkeypatch.setattr(decode, "_STEP_BYTES", 600)
-    monkeypatch.setattr(decode, "_MAX_MISCUTS", 10_000)
-
-
 @pytest.mark.parametrize("streamed", [False, True], ids=["whole-file", "pieces"])
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_why_from_core_pods_answers_as_from_whole_pods(
@@ -92,7 +85,7 @@ def test_why_from_core_pods_answers_as_from_whole_pods(
 
     root = SCENARIOS[scenario]().write(tmp_path / scenario)
     if streamed:
-        _stream(monkeypatch)
+        stream_in_small_pieces(monkeypatch)
     monkeypatch.setenv("COLUMNS", "200")
     targets = _targets(root)
     slim_answered = 0
@@ -124,7 +117,7 @@ def test_whole_pod_pieces_match_the_full_decode(tmp_path: Path,
     root = _fleet().write(tmp_path / "fleet")
     f = root / "cluster" / "pods.json"
     full = decode.decode_objects(f.read_bytes(), k8s.Pod, "pods.json")
-    _stream(monkeypatch)
+    stream_in_small_pieces(monkeypatch)
     for pick in (full[0], full[len(full) // 2], full[-1]):
         key = (pick.metadata.namespace, pick.metadata.name)
         got = decode.decode_file(f, k8s.PodCore, "pods.json", decode.Whole(

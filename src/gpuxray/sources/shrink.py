@@ -37,18 +37,13 @@ class Sharer:
             s = p.spec
             if s.tolerations:
                 s.tolerations = [tols.setdefault(t, t) for t in s.tolerations]
-            for c in s.containers:
-                c.image = intern(c.image)
-                if c.env:
-                    c.env = [envs.setdefault(e, e) for e in c.env]
-                if not (c.resources.requests or c.resources.limits):
-                    c.resources = _NO_RESOURCES
-            for c in s.init_containers:
-                c.image = intern(c.image)
-                if c.env:
-                    c.env = [envs.setdefault(e, e) for e in c.env]
-                if not (c.resources.requests or c.resources.limits):
-                    c.resources = _NO_RESOURCES
+            for group in (s.containers, s.init_containers):
+                for c in group:
+                    c.image = intern(c.image)
+                    if c.env:
+                        c.env = [envs.setdefault(e, e) for e in c.env]
+                    if not (c.resources.requests or c.resources.limits):
+                        c.resources = _NO_RESOURCES
             st = p.status
             if st.start_time:
                 st.start_time = intern(st.start_time)
