@@ -212,6 +212,12 @@ def operator_evidence(snap: Snapshot) -> str | None:
     return None
 
 
+def device_plugin_daemonsets(snap: Snapshot) -> list[DaemonSet]:
+    """DaemonSets running a device plugin, the operator's or any other (NVIDIA's static
+    manifest and helm chart, GKE's ``nvidia-gpu-device-plugin``): by name."""
+    return [ds for ds in snap.daemonsets if "device-plugin" in ds.metadata.name]
+
+
 def operator_absent(snap: Snapshot) -> bool:
     """True only on evidence that the GPU Operator does not run here (seed §1 describes the
     stack it deploys; clusters also run the device plugin alone — its static manifest or helm
@@ -225,7 +231,7 @@ def operator_absent(snap: Snapshot) -> bool:
         st = snap.state(Input.CLUSTERPOLICIES)
         if st.collected or "404" in st.reason:
             return True
-        return any("device-plugin" in ds.metadata.name for ds in snap.daemonsets)
+        return bool(device_plugin_daemonsets(snap))
 
     return bool(memo(snap, "operator-absent", compute))
 
@@ -248,7 +254,7 @@ def plugins_inject_devices(snap: Snapshot) -> bool:
     so its nodes' containerd has no ``nvidia`` handler and needs none."""
     if not operator_absent(snap):
         return False
-    plugins = [ds for ds in snap.daemonsets if "device-plugin" in ds.metadata.name]
+    plugins = device_plugin_daemonsets(snap)
     return bool(plugins) and not any(NVIDIA_PLUGIN_IMAGE in c.image for ds in plugins
                                      for c in ds.spec.template.spec.containers)
 
