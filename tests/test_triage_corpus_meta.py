@@ -1,5 +1,6 @@
-"""The corpus loader's own rules (tests/corpus/triage/README.md): every stored case loads, and the
-holdout split is decided by the case's name, so no case can be moved into the holdout by hand."""
+"""The corpus loader's own rules (tests/corpus/triage/README.md): every stored case loads, and from
+round 2 on the split is decided by the case's name, so no case can be moved into the holdout (or
+kept out of it) by hand; only a measured holdout case leaves it, marked ``rotated``."""
 
 from __future__ import annotations
 
@@ -19,11 +20,15 @@ confirmed_by:
 components:
   - driver-container
 split: {split}
+round: {round}
 """
 
 
-def _write(root: Path, name: str, split: str) -> None:
-    (root / f"{name}.yaml").write_text(_META.format(n=name.rsplit("-", 1)[1], split=split))
+def _write(root: Path, name: str, split: str, rnd: int = 3, rotated: str | None = None) -> None:
+    meta = _META.format(n=name.rsplit("-", 1)[1], split=split, round=rnd)
+    if rotated is not None:
+        meta += f"rotated: {rotated}\n"
+    (root / f"{name}.yaml").write_text(meta)
     (root / f"{name}.txt").write_text("Could not resolve Linux kernel version\n")
 
 
@@ -32,11 +37,16 @@ def _name_with(split: str) -> str:
                 if split_by_rule(f"gpu-operator-{n}") == split)
 
 
-def test_every_stored_case_loads_and_every_holdout_case_obeys_the_rule() -> None:
+def test_every_stored_case_loads_and_follows_the_split_rule() -> None:
     every = list(cases())
     assert len(every) >= 100
-    holdout = [c for c in every if c.split == "holdout"]
-    assert holdout and all(split_by_rule(c.name) == "holdout" for c in holdout)
+    for c in every:
+        if c.round == 1:
+            assert c.split == "dev", c.name
+        elif c.rotated is not None:
+            assert c.split == "dev" and split_by_rule(c.name) == "holdout", c.name
+        else:
+            assert c.split == split_by_rule(c.name), c.name
 
 
 def test_a_holdout_case_the_rule_puts_in_dev_is_rejected(tmp_path: Path) -> None:
@@ -46,15 +56,44 @@ def test_a_holdout_case_the_rule_puts_in_dev_is_rejected(tmp_path: Path) -> None
         list(cases(root=tmp_path))
 
 
-def test_the_rule_admits_its_holdout_and_any_name_as_dev(tmp_path: Path) -> None:
-    """A holdout name may sit in dev (a measured holdout rotates there); only the reverse fails."""
+def test_a_new_dev_case_the_rule_puts_in_the_holdout_is_rejected(tmp_path: Path) -> None:
+    name = _name_with("holdout")
+    _write(tmp_path, name, "dev")
+    with pytest.raises(CorpusError, match=name):
+        list(cases(root=tmp_path))
+
+
+def test_a_measured_holdout_case_rotates_into_dev_only_when_marked(tmp_path: Path) -> None:
     holdout_names = [n for n in (f"gpu-operator-{i}" for i in range(1, 100))
                      if split_by_rule(n) == "holdout"][:2]
     _write(tmp_path, holdout_names[0], "holdout")
-    _write(tmp_path, holdout_names[1], "dev")
+    _write(tmp_path, holdout_names[1], "dev", rnd=2, rotated="holdout 2, measured blind")
     _write(tmp_path, _name_with("dev"), "dev")
-    loaded = sorted(c.split for c in cases(root=tmp_path))
-    assert loaded == ["dev", "dev", "holdout"]
+    loaded = sorted((c.split, c.rotated is not None) for c in cases(root=tmp_path))
+    assert loaded == [("dev", False), ("dev", True), ("holdout", False)]
+
+
+@pytest.mark.parametrize(("split", "rnd", "rule"), [
+    ("holdout", 2, "holdout"),  # a rotated case cannot return to the holdout
+    ("dev", 2, "dev"),          # nor can a name the rule never put there claim to have rotated
+])
+def test_a_rotated_mark_that_breaks_the_rule_is_rejected(
+        tmp_path: Path, split: str, rnd: int, rule: str) -> None:
+    name = _name_with(rule)
+    _write(tmp_path, name, split, rnd=rnd, rotated="holdout 2")
+    with pytest.raises(CorpusError, match=name):
+        list(cases(root=tmp_path))
+
+
+def test_round_one_has_no_holdout_and_every_case_names_its_round(tmp_path: Path) -> None:
+    name = _name_with("holdout")
+    _write(tmp_path, name, "holdout", rnd=1)
+    with pytest.raises(CorpusError, match=name):
+        list(cases(root=tmp_path))
+    (tmp_path / f"{name}.yaml").write_text(
+        _META.format(n=1, split="dev", round=1).replace("round: 1\n", ""))
+    with pytest.raises(CorpusError, match="round"):
+        list(cases(root=tmp_path))
 
 
 def test_the_rule_puts_about_eleven_in_sixteen_names_in_the_holdout() -> None:

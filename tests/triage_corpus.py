@@ -48,6 +48,8 @@ class Case:
     components: tuple[str, ...]
     split: str
     cause: str | None
+    round: int
+    rotated: str | None
 
     @property
     def primary(self) -> str:
@@ -60,6 +62,31 @@ def _str_list(meta: dict[str, object], key: str, name: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise CorpusError(f"{name}: '{key}' must be a non-empty list of strings")
     return tuple(value)
+
+
+def _check_split(name: str, split: str, meta: dict[str, object]) -> tuple[int, str | None]:
+    """The split rules (README.md, Split and Rotation). Round 1 predates the name rule and its
+    holdout has rotated, so its cases are dev. From round 2 on the name decides the split, both
+    ways; the one exception is a holdout case that was measured blind and then rotated into dev,
+    which says so in ``rotated``. Nothing moves a case into the holdout by hand."""
+    rnd = meta.get("round")
+    if not isinstance(rnd, int) or isinstance(rnd, bool) or rnd < 1:
+        raise CorpusError(f"{name}: 'round' must be the collection round (1, 2, ...)")
+    rotated = meta.get("rotated")
+    if rotated is not None and (not isinstance(rotated, str) or not rotated.strip()):
+        raise CorpusError(f"{name}: 'rotated' must say which blind measurement the case left")
+    if rotated is not None and split != "dev":
+        raise CorpusError(f"{name}: a rotated case is dev; it cannot return to the holdout")
+    rule = split_by_rule(name)
+    if rnd == 1:
+        if split != "dev":
+            raise CorpusError(f"{name}: round 1 has no holdout left (it rotated into dev)")
+    elif rotated is not None:
+        if rule != "holdout":
+            raise CorpusError(f"{name}: 'rotated' on a name the rule never put in the holdout")
+    elif split != rule:
+        raise CorpusError(f"{name}: the split rule puts this name in {rule}, not {split}")
+    return rnd, rotated.strip() if rotated is not None else None
 
 
 def load_case(meta_path: Path) -> Case:
@@ -81,8 +108,7 @@ def load_case(meta_path: Path) -> Case:
     split = meta.get("split")
     if split not in SPLITS:
         raise CorpusError(f"{name}: 'split' must be one of {SPLITS}")
-    if split == "holdout" and split_by_rule(name) != "holdout":
-        raise CorpusError(f"{name}: the split rule puts this name in dev, not the holdout")
+    rnd, rotated = _check_split(name, str(split), meta)
     url, repo = meta.get("url"), meta.get("repo")
     if not isinstance(url, str) or not url.startswith("https://") \
             or not isinstance(repo, str) or repo not in url:
@@ -95,7 +121,8 @@ def load_case(meta_path: Path) -> Case:
         raise CorpusError(f"{name}: {text_path.name} is empty")
     return Case(name=name, text=text, url=url, repo=repo, expected=expected,
                 confirmed_by=str(confirmed["who"]), note=str(confirmed["note"]),
-                components=_str_list(meta, "components", name), split=str(split), cause=cause)
+                components=_str_list(meta, "components", name), split=str(split), cause=cause,
+                round=rnd, rotated=rotated)
 
 
 @dataclass(frozen=True, slots=True)
