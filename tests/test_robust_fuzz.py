@@ -30,6 +30,7 @@ from gpuxray.sources.decode import decode_objects
 from gpuxray.sources.parsers import (
     apt,
     bugreport,
+    cleanup,
     describe,
     dmesg,
     helm,
@@ -44,6 +45,7 @@ from gpuxray.sources.parsers import (
     prom,
     stat,
     systemctl,
+    tables,
     versions,
     wide,
 )
@@ -121,6 +123,15 @@ TOTAL_PARSERS: list[tuple[str, Callable[[str], Any], tuple[str, ...]]] = [
                               for r in pods_table.parse_pods_table(t)],
      ("triage/get-pods-operands-init.txt", "mustgather/gpu_operand_pods_wide.status")),
     ("paste-reindent", pasted.reindent_describe, ("mustgather/describe_node_cordoned.txt",)),
+    ("paste-cleanup", lambda t: cleanup.clean_lines(t.splitlines()),
+     ("triage/get-pods-operands-init.txt", "node/lsmod.txt")),
+    ("get-tables", lambda t: ([tables.node_object(r) for r in tables.parse_node_rows(t)],
+                              [tables.ds_object(r, "ns") for r in tables.parse_ds_rows(t)],
+                              [tables.deploy_object(r, "ns") for r in tables.parse_deploy_rows(t)],
+                              [tables.event_object(r, "ns", 0)
+                               for r in tables.parse_event_rows(t)]),
+     ("mustgather/gpu_nodes_wide.status", "mustgather/gpu_operand_pods_wide.status",
+      "triage/events-untolerated-taint.txt")),
     ("quantity-safe", safe_quantity, ()),
     ("redact-text", redact_text, ("node/journal-containerd.txt", "triage/toolkit-config-dump.txt")),
 ]

@@ -685,7 +685,8 @@ def triage(texts: Iterable[tuple[str, str]],
                         and f.subject.name in evidence.status_unknown)
                and not (f.code == "GX301" and f.params.get("from_files")
                         and not f.params.get("from_events")
-                        and f.subject.name in evidence.imports_unpasted)]
+                        and f.subject.name in evidence.imports_unpasted)
+               and not evidence.reads_unpasted(f)]
     check_scores, check_fails, unknowns = _score_checks(checked)
     stage = [cs for _n, text in zip(names, (t.text for t in inputs), strict=True)
              for cs in driver_log_stage(text) + operand_events(text) + clusterpolicy_states(text)

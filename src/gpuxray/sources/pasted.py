@@ -26,6 +26,7 @@ import yaml
 from gpuxray.errors import InputError
 from gpuxray.knowledge.operands import operand_for
 from gpuxray.model import k8s
+from gpuxray.model.finding import Finding
 from gpuxray.model.snapshot import (
     OPERATOR_NAMESPACE_DEFAULT,
     HostFacts,
@@ -44,6 +45,7 @@ from gpuxray.sources.parsers import (
     paste,
     pods_table,
     prefixed_logs,
+    tables,
     wide,
 )
 from gpuxray.sources.parsers.bugreport import status_to_show
@@ -213,6 +215,11 @@ JOURNAL_CMD = {"containerd": CMD.JOURNAL_CONTAINERD, "kubelet": CMD.JOURNAL_KUBE
 DUMP_VERSION_FIRST = {3: "2.0.0", 4: "2.3.0"}
 
 
+# checks that read a node's capacity or allocatable: the scheduling arithmetic (GX2xx) and the
+# capacity codes (GX602 sharing, GX603 MIG layout, GX604 advertised count)
+CAPACITY_CODES = ("GX2", "GX602", "GX603", "GX604")
+
+
 @dataclass(slots=True)
 class PasteEvidence:
     """What the parsers made of a paste: a partial Snapshot (only the inputs the paste holds are
@@ -232,6 +239,22 @@ class PasteEvidence:
     # hosts whose pasted root config imports files the paste does not hold: the handlers those
     # files add are unknown, so "no nvidia handler in the files" is not shown
     imports_unpasted: dict[str, list[str]] = field(default_factory=dict)
+    # nodes known only from a `kubectl get nodes` row: their capacity and taints are not pasted
+    capacity_unknown: set[str] = field(default_factory=set)
+    # DaemonSets known only from a `kubectl get ds` row: their tolerations (and, without
+    # `-o wide`, their selector and images) are not pasted
+    spec_unknown: set[str] = field(default_factory=set)
+
+    def reads_unpasted(self, f: Finding) -> bool:
+        """Whether a finding stands on what the paste does not show: the capacity of a node
+        known from a table row (the scheduling arithmetic and the count checks would read
+        "not pasted" as zero GPUs) or the tolerations of a DaemonSet known from a row."""
+        if f.code == "GX402" and f.subject.kind == "DaemonSet" and \
+                f.subject.name in self.spec_unknown:
+            return True
+        if not self.capacity_unknown or not f.code.startswith(CAPACITY_CODES):
+            return False
+        return f.subject.kind != "Node" or f.subject.name in self.capacity_unknown
 
 
 def _strip_imports(toml_text: str) -> str:
@@ -337,14 +360,18 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
     rows: list[tuple[pods_table.PodRow, str]] = []  # (row, namespace the command names)
     raw_logs: list[tuple[Part, str]] = []
     rc_listed = False  # a `kubectl get runtimeclass` listing was pasted (even an empty one)
+    tabled = _Tables()  # nodes, DaemonSets, Deployments and events of pasted `kubectl get` rows
     for ti in inputs:
         for part in split_paste(ti.text):
             parts.append((ti.name, part))
             kinds[part.kind] = kinds.get(part.kind, 0) + 1
             k, t = part.kind, part.text
+            ns_flag = paste.namespace_of(part.command)
             if k in (paste.GET_TABLE, paste.TEXT):
-                ns_flag = paste.namespace_of(part.command)
                 rows += [(r, ns_flag) for r in pods_table.parse_pods_table(t)]
+                tabled.add_tables(t, ns_flag)
+            elif k == paste.EVENTS_TABLE and not tabled.add_events(t, ns_flag):
+                events.extend(_table_events(t))  # a layout only the header's columns tell
             if k == paste.POD_LOG or (k == paste.TEXT and "[pod/" in t):
                 raw_logs.append((part, t))
             if k == paste.NODE_STATUS or (k == paste.K8S_OBJECTS and not _decode_k8s(t)):
@@ -367,8 +394,6 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                     events.extend(dp.events)
             elif k == paste.DESCRIBE_OTHER:
                 events.extend(describe.parse_describe_events(t, "DaemonSet"))
-            elif k == paste.EVENTS_TABLE:
-                events.extend(_table_events(t))
             elif k == paste.K8S_OBJECTS:
                 got = _decode_k8s(t)
                 if not got:
@@ -455,7 +480,13 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
         spec = helm.clusterpolicy_spec(set_values)
         if spec:
             cps.append(_policy(spec, "helm --set"))
-    operator_ns = _table_pods(rows, pods, nodes)
+    host_node = next(iter(nodes)) if len(nodes) == 1 else ""  # before table-only nodes join
+    caps_unknown = tabled.merge_nodes(nodes, no_labels)
+    events += tabled.events
+    dss += [d for d in tabled.daemonsets(rows)
+            if not any(x.metadata.name == d.metadata.name for x in dss)]
+    deploys = tabled.deployments
+    operator_ns = _table_pods(rows, pods, nodes) or tabled.operator_namespace
     logs = _pod_logs(raw_logs, pods)
     if not nodes:
         labels = _label_list(inputs)
@@ -465,12 +496,14 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
             node.metadata.labels = labels
             nodes[PASTED_HOST] = node
     snap = _snapshot(nodes, pods, events, rcs, dss, cps, cmds, files, operator_ns, logs,
-                     rc_listed)
+                     rc_listed, deploys, host_node)
     unpasted = _unpasted_imports(files)
     return PasteEvidence(snap, parts, kinds, plugin_cfgs, no_labels,
                          {c.metadata.name for c in cps if "gpuxray/pasted-from" in
                           c.metadata.annotations},
-                         {h: unpasted for h in snap.hosts} if unpasted else {})
+                         {h: unpasted for h in snap.hosts} if unpasted else {},
+                         caps_unknown, {d.metadata.name for d in dss
+                                        if d.metadata.annotations.get(TABLE_ORIGIN)})
 
 
 # ``containerd --version`` (containerd/containerd@v2.0.0:version/version.go prints "containerd
@@ -516,6 +549,88 @@ def _unpasted_imports(files: dict[str, str]) -> list[str]:
         if not any(fnmatch.fnmatchcase(f, key) for f in files if f != ROOT_CONFIG):
             out.append(pat)
     return out
+
+
+TABLE_ORIGIN = "gpuxray/pasted-from"
+# DaemonSet names only the GPU Operator gives its operands (NVIDIA/gpu-operator@v25.10.1:
+# assets/state-*/0500_daemonset.yaml); the standalone charts name theirs after the release
+OPERATOR_ONLY_DS = frozenset({
+    "nvidia-driver-daemonset", "nvidia-container-toolkit-daemonset",
+    "nvidia-device-plugin-daemonset", "nvidia-operator-validator", "nvidia-mig-manager",
+    "nvidia-node-status-exporter", "nvidia-device-plugin-mps-control-daemon"})
+
+
+class _Tables:
+    """Rows of pasted ``kubectl get nodes|ds|deploy|events`` tables, made objects once the whole
+    paste is read (a richer paste of the same object — a describe, its YAML — wins)."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, tables.NodeRow] = {}
+        self.ds: dict[tuple[str, str], tuple[tables.DsRow, str]] = {}
+        self.deploys: dict[tuple[str, str], tuple[tables.DeployRow, str]] = {}
+        self.events: list[k8s.Event] = []
+
+    def add_tables(self, text: str, ns_flag: str) -> None:
+        for n in tables.parse_node_rows(text):
+            self.nodes.setdefault(n.name, n)
+        for d in tables.parse_ds_rows(text):
+            self.ds.setdefault((d.namespace or ns_flag, d.name), (d, ns_flag))
+        for w in tables.parse_deploy_rows(text):
+            self.deploys.setdefault((w.namespace or ns_flag, w.name), (w, ns_flag))
+        self.add_events(text, ns_flag)
+
+    def add_events(self, text: str, ns_flag: str) -> bool:
+        rows = tables.parse_event_rows(text)
+        self.events += [tables.event_object(r, ns_flag, len(self.events) + i)
+                        for i, r in enumerate(rows)]
+        return bool(rows)
+
+    def merge_nodes(self, nodes: dict[str, k8s.Node], no_labels: set[str]) -> set[str]:
+        """Add the table's nodes the paste shows nothing richer for; a row's labels complete a
+        node whose labels were not pasted. Returns the nodes whose capacity is unknown."""
+        unknown: set[str] = set()
+        for name, row in list(self.nodes.items())[:MAX_TABLE_PODS]:
+            have = nodes.get(name)
+            if have is not None:
+                if row.labels is not None and name in no_labels:
+                    have.metadata.labels = {**row.labels, **have.metadata.labels}
+                    no_labels.discard(name)
+                continue
+            nodes[name] = tables.node_object(row)
+            unknown.add(name)
+            if row.labels is None:
+                no_labels.add(name)
+        return unknown
+
+    @property
+    def operator_namespace(self) -> str:
+        """The namespace the operand DaemonSets' rows show ("" when no operand is listed)."""
+        names = [(ns, name) for (ns, name) in self.ds if operand_for(name) is not None]
+        return next((ns for ns, _n in names if ns), OPERATOR_NAMESPACE_DEFAULT if names else "")
+
+    def daemonsets(self, rows: list[tuple[pods_table.PodRow, str]]) -> list[k8s.DaemonSet]:
+        pod_ns = next((r.namespace or ns for r, ns in rows
+                       if operand_for(r.name) is not None and (r.namespace or ns)), "")
+        out = []
+        for (ns, name), (row, _flag) in list(self.ds.items())[:MAX_TABLE_PODS]:
+            op = operand_for(name)
+            if not ns:  # no NAMESPACE cell, no -n: an operand's is the operator's namespace
+                ns = (pod_ns or OPERATOR_NAMESPACE_DEFAULT) if op is not None \
+                    and op.daemonset == name else "default"
+            ds = tables.ds_object(row, ns)
+            ds.metadata.annotations = {TABLE_ORIGIN: "kubectl get ds" + (
+                " -o wide" if row.containers else "")}
+            if name in OPERATOR_ONLY_DS:
+                # the operator's own operand names: owned by its ClusterPolicy
+                ds.metadata.owner_references = [k8s.OwnerReference(kind="ClusterPolicy",
+                                                                   name=HELM_POLICY)]
+            out.append(ds)
+        return out
+
+    @property
+    def deployments(self) -> list[k8s.Workload]:
+        return [tables.deploy_object(row, ns or "default")
+                for (ns, _n), (row, _f) in list(self.deploys.items())[:MAX_TABLE_PODS]]
 
 
 MAX_TABLE_PODS = 5000  # pods read from pasted tables (a ticket shows tens; bounded work)
@@ -692,13 +807,15 @@ def _snapshot(nodes: dict[str, k8s.Node], pods: dict[tuple[str, str], k8s.Pod],
               cps: list[k8s.CustomResource], cmds: dict[str, str],
               files: dict[str, str], operator_ns: str = "",
               logs: dict[tuple[str, str, str], PodLog] | None = None,
-              rc_listed: bool = False) -> Snapshot:
+              rc_listed: bool = False, deployments: list[k8s.Workload] | None = None,
+              host_node: str = "") -> Snapshot:
     src = "pasted text"
     inputs: dict[Input, InputState] = {}
     for inp, have in ((Input.NODES, nodes), (Input.PODS, pods), (Input.OPERATOR_PODS, pods),
                       (Input.EVENTS, events),
                       (Input.RUNTIMECLASSES, rcs), (Input.DAEMONSETS, dss),
-                      (Input.CLUSTERPOLICIES, cps), (Input.LOGS, logs)):
+                      (Input.CLUSTERPOLICIES, cps), (Input.LOGS, logs),
+                      (Input.DEPLOYMENTS, deployments)):
         inputs[inp] = InputState(bool(have), src, "partial: what the paste shows" if have
                                  else "not in the paste")
     if rc_listed:
@@ -706,7 +823,7 @@ def _snapshot(nodes: dict[str, k8s.Node], pods: dict[tuple[str, str], k8s.Pod],
         inputs[Input.RUNTIMECLASSES] = InputState(True, src, "`kubectl get runtimeclass`")
     hosts: dict[str, HostFacts] = {}
     if cmds or files:
-        name = next(iter(nodes)) if len(nodes) == 1 else PASTED_HOST
+        name = host_node or (next(iter(nodes)) if len(nodes) == 1 else PASTED_HOST)
         hosts[name] = HostFacts(name, files, cmds, {})
         inputs[Input.HOSTS] = InputState(True, src, "partial: what the paste shows")
     else:
@@ -714,6 +831,7 @@ def _snapshot(nodes: dict[str, k8s.Node], pods: dict[tuple[str, str], k8s.Pod],
     for inp in Input:
         inputs.setdefault(inp, InputState(False, src, "not in the paste"))
     return Snapshot(inputs=inputs, nodes=list(nodes.values()), pods=list(pods.values()),
-                    events=events, daemonsets=dss, runtimeclasses=rcs, clusterpolicies=cps,
+                    events=events, daemonsets=dss, deployments=deployments or [],
+                    runtimeclasses=rcs, clusterpolicies=cps,
                     hosts=hosts, logs=logs or {}, origin="pasted",
                     manifest=Manifest(source_kind="pasted", operator_namespace=operator_ns))

@@ -19,9 +19,10 @@ import re
 from dataclasses import dataclass
 
 from gpuxray.sources.parsers import helm
+from gpuxray.sources.parsers.cleanup import clean_lines
 from gpuxray.sources.parsers.journal import JournalLine, is_journal_line, parse_journal
 
-MAX_LINE = 4096
+MAX_LINE = 4096  # the same cut as cleanup.MAX_LINE
 
 # Part kinds.
 DESCRIBE_NODE, DESCRIBE_POD, DESCRIBE_OTHER = "describe-node", "describe-pod", "describe-other"
@@ -397,7 +398,7 @@ def split_paste(text: str) -> list[Part]:
     """The parts of a paste, in order. A block's command names its kind; a block with no
     command, or whose command names nothing known, is typed by its shape."""
     parts: list[Part] = []
-    for cmd, start, lines in _blocks(text.splitlines()):
+    for cmd, start, lines in _blocks(clean_lines(text.splitlines())):
         while lines and not lines[-1].strip():
             lines = lines[:-1]
         if not any(ln.strip() for ln in lines):

@@ -73,6 +73,8 @@ def parse_pods_table(text: str) -> list[PodRow]:
         m = _ROW.match(line)
         if not m:
             continue
+        if m.group("status").isdigit():
+            continue  # ``NAME READY UP-TO-DATE AVAILABLE AGE``: a Deployment's row, not a pod's
         ns, name = m.group("ns") or "", m.group("name")
         if has_ns is False and ns:
             continue  # a name column only: two cells before READY is not a row of this table

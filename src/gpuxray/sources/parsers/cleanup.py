@@ -1,0 +1,130 @@
+"""Undo what ticket forms, chat clients and terminals do to pasted command output.
+
+Why: the parsers read output as the program printed it, but a ticket rarely keeps it so. A
+terminal copy keeps ANSI colour codes (``kubectl`` with a colour plugin, ``stern``, ``systemctl``
+status dots); GitHub renders a pasted table as ``| a | b |`` with a ``|---|`` rule when the user
+converts it; quoting a reply puts ``> `` before every line; ``<details>``/``<summary>``/``<pre>``
+wrap long output (and ``<pre>`` content arrives with ``&lt;`` entities); an editor or ``cat -n``
+numbers the lines. :func:`clean_lines` removes each of these, one line in, one line out (so the
+line numbers the parts report still point into the paste), and leaves text that shows none of
+them unchanged.
+
+Bounded: every pattern is anchored or literal-led; lines are cut to ``MAX_LINE`` first.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+__all__ = ["MAX_LINE", "clean_lines", "strip_ansi"]
+
+MAX_LINE = 4096
+
+# CSI (colours, cursor moves) and OSC (terminal titles, hyperlinks) escape sequences
+_ANSI = re.compile(r"\x1b\[[0-9;:?]{0,40}[ -/]{0,4}[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)|"
+                   r"\x1b[()][A-Za-z0-9]|\x1b[=>78DEHMc]")
+_QUOTE = re.compile(r"^(?:[ \t]{0,3}>)+(?:[ \t]|$)")
+_HTML_TAG = re.compile(r"</?(?:details|summary|pre|code|br|p|div|span|kbd|samp|tt|b|i|strong|em)"
+                       r"(?:\s[^<>]{0,200})?/?>", re.I)
+_ENTITY = re.compile(r"&(?:lt|gt|amp|quot|#39|#x27|nbsp);")
+# a markdown table row and its rule row (``|---|:--:|``); nvidia-smi's box lines use ``+`` and
+# ``=`` in their rules, so they are never taken for one
+_PIPE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
+_PIPE_RULE = re.compile(r"^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?$")
+# ``cat -n`` (``     1\tline``), editors and pastebins (``1 | line``, ``12: line``)
+_NUMBERED = re.compile(r"^[ \t]{0,8}(\d{1,6})(?:\t| \| ?|: | {2,}| $|$)")
+
+
+def strip_ansi(line: str) -> str:
+    return _ANSI.sub("", line) if "\x1b" in line else line
+
+
+def _unquote(lines: list[str]) -> list[str]:
+    """``> `` markers (any depth) come off every line of a run of quoted lines; a lone ``>``
+    line elsewhere (a shell continuation prompt) is kept for the prompt reader."""
+    quoted = sum(1 for ln in lines if _QUOTE.match(ln))
+    if quoted < 2:
+        return lines
+    return [_QUOTE.sub("", ln, count=1) for ln in lines]
+
+
+def _html(line: str) -> str:
+    if "<" in line and ">" in line:
+        line = _HTML_TAG.sub("", line)
+    if "&" in line and ";" in line:
+        line = _ENTITY.sub(lambda m: html.unescape(m.group(0)).replace("\xa0", " "), line)
+    return line
+
+
+def _pipe_tables(lines: list[str]) -> list[str]:
+    """Markdown tables back to kubectl's layout: cells padded to a common width with three
+    spaces between columns (a Go tabwriter's padding), the ``|---|`` rule left blank."""
+    out = list(lines)
+    i = 0
+    n = len(lines)
+    while i < n:
+        if not (_PIPE_ROW.match(lines[i]) and i + 1 < n and _PIPE_RULE.match(lines[i + 1])):
+            i += 1
+            continue
+        j = i + 2
+        while j < n and _PIPE_ROW.match(lines[j]) and not _PIPE_RULE.match(lines[j]):
+            j += 1
+        rows = [_cells(lines[k]) for k in [i, *range(i + 2, j)]]
+        width = max(len(r) for r in rows)
+        sizes = [max((len(r[c]) for r in rows if c < len(r)), default=0) for c in range(width)]
+        text = ["   ".join(cell.ljust(sizes[c]) for c, cell in enumerate(r)).rstrip()
+                for r in rows]
+        out[i] = text[0]
+        out[i + 1] = ""
+        for k, t in zip(range(i + 2, j), text[1:], strict=True):
+            out[k] = t
+        i = j
+    return out
+
+
+def _cells(line: str) -> list[str]:
+    s = line.strip()
+    s = s[1:] if s.startswith("|") else s
+    s = s[:-1] if s.endswith("|") else s
+    return [c.strip().replace("\\|", "|") for c in s.split("|")]
+
+
+def _unnumber(lines: list[str]) -> list[str]:
+    """Line numbers come off a run of at least five lines numbered n, n+1, … (blank lines
+    may sit between them); shorter runs or skipped numbers are output, not numbering."""
+    out = list(lines)
+    i, n = 0, len(lines)
+    while i < n:
+        m = _NUMBERED.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        want, j, run = int(m.group(1)), i, []
+        while j < n:
+            mj = _NUMBERED.match(lines[j])
+            if mj and int(mj.group(1)) == want:
+                run.append((j, mj.end()))
+                want += 1
+            elif lines[j].strip():
+                break
+            j += 1
+        if len(run) >= 5:
+            for k, end in run:
+                out[k] = lines[k][end:]
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def clean_lines(lines: list[str]) -> list[str]:
+    """The lines with the ticket's wrapping removed; the same number of lines."""
+    cut = [strip_ansi(ln[:MAX_LINE]).replace("\r", "") for ln in lines]
+    cut = [_html(ln) for ln in cut]
+    cut = _unquote(cut)
+    if any(_PIPE_RULE.match(ln) for ln in cut):
+        cut = _pipe_tables(cut)
+    if sum(1 for ln in cut[:2000] if _NUMBERED.match(ln)) >= 5:
+        cut = _unnumber(cut)
+    return cut
