@@ -749,12 +749,19 @@ SIGNATURES: tuple[Signature, ...] = (
                     CTK + "api/config/v1/config.go"),)),
     _s("nvidia-cli-init", "nvidia-container-cli",
        r"nvidia-container-cli(?:\.real)?:? (?:initialization|mount|ldcache|detection|"
-       r"device) error",
+       r"device|container|permission) error",
        {"injection-failed": 3.5, "nvml-init": 0.5}, (EVENT, STATUS, DESCRIBE), True,
        examples=(_x("stderr: nvidia-container-cli: initialization error: nvml error: driver not "
                     "loaded: unknown", GH + "NVIDIA/nvidia-container-toolkit/issues/260"),
                  _x("stderr: nvidia-container-cli: initialization error: driver error: failed "
-                    "to process request", GH + "NVIDIA/nvidia-container-toolkit/issues/183"))),
+                    "to process request", GH + "NVIDIA/nvidia-container-toolkit/issues/183"),
+                 # the CLI's other stages (src/cli/configure.c: "container error: %s" when the
+                 # container's cgroup or rootfs cannot be set up, "permission error: %s" when
+                 # it cannot take the capabilities a stage needs)
+                 _x("stderr: nvidia-container-cli: container error: cgroup subsystem devices "
+                    "not found: unknown", GH + "NVIDIA/nvidia-docker/issues/1447"),
+                 _x("nvidia-container-cli: permission error: capability change failed",
+                    "NVIDIA/libnvidia-container@09df17a2:src/cli/configure.c, src/utils.c"))),
     _s("oci-create-failed", "oci runtime create failed",
        r"oci runtime create failed", {"injection-failed": 1.5}, (EVENT, STATUS, DESCRIBE),
        examples=(_x("failed to create shim task: OCI runtime create failed: runc create failed: "
