@@ -30,9 +30,10 @@ DECIDED: dict[str, tuple[str, bool]] = {
     "events-untolerated-taint.txt": ("taint-selector", False),
     "events-quota.txt": ("quota", True),
     "describe-pod-no-runtime.txt": ("handler-missing", True),
-    "driver-log-nouveau.txt": ("nouveau", True),
-    "driver-log-secureboot.txt": ("secure-boot", True),
-    "dmesg-secureboot.txt": ("secure-boot", True),
+    # the host state first (GX506/GX507), the driver cause it explains (GX403) second
+    "driver-log-nouveau.txt": ("nouveau-loaded", True),
+    "driver-log-secureboot.txt": ("secure-boot-enforced", True),
+    "dmesg-secureboot.txt": ("secure-boot-enforced", True),
     "validator-fm-missing.txt": ("fm-missing", True),
     "validator-fm-version.txt": ("fm-version", True),
     "container-nvml-mismatch.txt": ("nvml-mismatch", True),
@@ -62,7 +63,7 @@ DECIDED: dict[str, tuple[str, bool]] = {
 # look-alikes without the deciding line: (sample, the causes tied or close at the top)
 UNDECIDED: dict[str, set[str]] = {
     "describe-pod-insufficient.txt": {"not-advertised", "unhealthy", "exhausted"},
-    "driver-log-insert-failed-generic.txt": {"nouveau", "secure-boot"},
+    "driver-log-insert-failed-generic.txt": {"nouveau-loaded", "secure-boot-enforced"},
     "validator-system-not-initialized.txt": {"fm-missing", "fm-version"},
 }
 
@@ -107,7 +108,8 @@ def test_deciding_line_flips_a_lookalike() -> None:
     assert ids.index("unhealthy") < ids.index("exhausted")
     lsmod = "Module                  Size  Used by\nnouveau              2359296  0\n"
     r2 = triage([("b", (DATA / "driver-log-insert-failed-generic.txt").read_text() + lsmod)])
-    assert r2.causes[0].cause.id == "nouveau" and r2.decided
+    assert r2.causes[0].cause.id == "nouveau-loaded" and r2.decided
+    assert r2.causes[1].cause.id == "nouveau"
 
 
 @pytest.mark.parametrize(("text", "cause"), [
@@ -120,7 +122,7 @@ def test_deciding_line_flips_a_lookalike() -> None:
      "DBE (0x00000000) detected", "xid"),
     ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
      "that the latest NVIDIA driver is installed and running.\n$ lsmod | grep -i nouveau\n"
-     "nouveau              2359296  1", "nouveau"),
+     "nouveau              2359296  1", "nouveau-loaded"),
     ("level=error msg=\"Unable to connect to the remote hostengine at 10.0.4.7:5555\"",
      "dcgm-connect"),
     ("Error: failed to start container \"cuda\": Error response from daemon: failed to create "
@@ -141,7 +143,7 @@ def test_repeats_do_not_outvote_a_deciding_line() -> None:
     noise = "modprobe: ERROR: could not insert 'nvidia': No such device\n" * 500
     r = triage([("x", noise + "ERROR: The Nouveau kernel driver is currently in use by your "
                               "system.\n")])
-    assert r.causes[0].cause.id == "nouveau"
+    assert [c.cause.id for c in r.causes[:2]] == ["nouveau-loaded", "nouveau"]
 
 
 # ----- CLI -----------------------------------------------------------------------------------
@@ -149,8 +151,9 @@ def test_cli_json_contract(gx: Run) -> None:
     code, doc = gx("triage", str(DATA / "driver-log-nouveau.txt"), "-o", "json")
     assert code == 0 and doc["schema"] == "gpuxray/v1"
     top = doc["causes"][0]
-    assert top["code"] == "GX403" and top["score"] > 0 and top["matched"]
-    assert doc["findings"][0]["code"] == "GX403"
+    assert top["code"] == "GX506" and top["score"] > 0 and top["matched"]
+    assert [c["code"] for c in doc["causes"][:2]] == ["GX506", "GX403"]
+    assert [f["code"] for f in doc["findings"][:2]] == ["GX506", "GX403"]
     assert doc["decided"] is True
 
 
@@ -166,7 +169,7 @@ def test_cli_directory(gx: Run, tmp_path: Path) -> None:
     (tmp_path / "core.bin").write_bytes(b"\x7fELF\x00\x00\x01" * 100)
     code, doc = gx("triage", str(tmp_path), "-o", "json")
     assert code == 0
-    assert doc["causes"][0]["cause"] == "secure-boot"
+    assert [c["cause"] for c in doc["causes"][:2]] == ["secure-boot-enforced", "secure-boot"]
     assert doc["inputs"] == ["sub/driver.log"]
     assert [s["input"] for s in doc["skipped"]] == ["core.bin"]
 

@@ -133,9 +133,9 @@ INSERT_FAILED = "modprobe: ERROR: could not insert 'nvidia': No such device\n"
 
 @pytest.mark.parametrize(("extra", "cause", "decided"), [
     ("", None, False),
-    ("nouveau              2359296  0\n", "nouveau", True),
+    ("nouveau              2359296  0\n", "nouveau-loaded", True),
     ("modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n",
-     "secure-boot", True),
+     "secure-boot-enforced", True),
     ("ERROR: Unable to find the kernel source tree for the currently running kernel.\n",
      "kernel-headers", True),
 ])
@@ -155,7 +155,8 @@ def test_module_verification_line_is_not_secure_boot() -> None:
     both = triage([("paste", line + "modprobe: ERROR: could not insert 'nvidia': Key was "
                                     "rejected by service\n")])
     top = both.causes[0]
-    assert top.cause.id == "secure-boot" and not top.deciding and not both.decided
+    assert top.cause.id == "secure-boot-enforced" and not top.deciding and not both.decided
+    assert both.causes[1].cause.id == "secure-boot" and not both.causes[1].deciding
 
 
 @pytest.mark.parametrize(("text", "cause"), [
@@ -256,4 +257,4 @@ def test_ticket_wrapping_is_stripped_before_the_scan() -> None:
     for text in ("> nouveau              2359296  0\n", "`nouveau              2359296  0`\n",
                  "[pod/nvidia-driver-daemonset-x/nvidia-driver-ctr] nouveau  2359296  0\n"):
         r = triage([("paste", text)])
-        assert r.causes and r.causes[0].cause.id == "nouveau", text
+        assert r.causes and r.causes[0].cause.id == "nouveau-loaded", text

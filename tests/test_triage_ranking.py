@@ -7,7 +7,7 @@ nothing. Lines are built here in the shapes the cited upstream code prints."""
 from __future__ import annotations
 
 from gpuxray.diagnose.triage import triage
-from gpuxray.knowledge.signatures import CAUSE_BY_ID, CAUSE_CHAIN, COMPONENTS
+from gpuxray.knowledge.signatures import CAUSE_BY_ID, CAUSE_CHAIN, COMPONENTS, lead_code
 
 # NVIDIA/gpu-driver-container@06a208ca:ubuntu22.04/nvidia-driver
 DRIVER_HEAD = ("\n========== NVIDIA Software Installer ==========\n\n"
@@ -146,10 +146,13 @@ def test_clusterpolicy_status_votes_for_the_earliest_state_not_ready() -> None:
 def test_host_state_lines_name_both_the_root_code_and_the_driver() -> None:
     # kmod-project/kmod@v31:tools/lsmod.c
     codes = _codes("Module                  Size  Used by\nnouveau              2359296  0\n")
-    assert codes[:2] == ["GX403", "GX506"]
-    # the installer's own refusal is the driver container's: no host-state code
+    assert codes[:2] == ["GX506", "GX403"]
+    # the installer's refusal names the same host state: its code first, whatever printed it
     installer = "WARNING: The Nouveau kernel driver is currently in use by your system.\n"
-    assert "GX506" not in _codes(installer)
+    assert _codes(installer)[:2] == ["GX506", "GX403"]
+    # Secure Boot: the node enforcing signatures (GX507) before the driver's failure
+    key = "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n"
+    assert _codes(key)[:2] == ["GX507", "GX403"]
 
 
 def test_no_runtime_on_containerd_1x_points_at_the_dropin_merge() -> None:
@@ -202,7 +205,7 @@ def test_no_generic_line_outranks_a_deciding_line() -> None:
     for sig in SIGNATURES:
         if not sig.deciding or not sig.examples:
             continue
-        want = CAUSE_BY_ID[sig.primary].code
+        want = lead_code(sig.primary)
         for generic in GENERIC_LINES:
             r = triage([("paste", f"{sig.examples[0].line}\n{generic}\n")])
             assert r.causes and r.causes[0].cause.code == want, (sig.id, generic)
@@ -221,7 +224,7 @@ def test_every_root_line_ranks_above_every_symptom_line_of_its_chain() -> None:
             by_primary.setdefault(sig.primary, []).append(sig)
     pairs = 0
     for link in CAUSE_CHAIN:
-        want = CAUSE_BY_ID[link.cause].code
+        want = lead_code(link.cause)
         for root in (s for s in by_primary.get(link.cause, []) if s.deciding):
             for eid in link.effects:
                 for eff in by_primary.get(eid, []):

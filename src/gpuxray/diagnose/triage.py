@@ -46,6 +46,7 @@ from gpuxray.knowledge.signatures import (
     CHECK_CAUSE,
     CLUSTERPOLICY_STATE_ORDER,
     COMPONENTS,
+    HOST_STATE_ROOTS,
     OPERAND_STATE_VOTES,
     SIGNATURES,
     TROUBLE,
@@ -594,6 +595,31 @@ def order_by_chain(ranked: list[CauseScore]) -> list[CauseScore]:
     return _sorted(list(by_id.values()))
 
 
+ROOT_MARGIN = 0.01  # a host-state root ranks just above the driver cause it explains
+
+
+def host_state_first(ranked: list[CauseScore]) -> list[CauseScore]:
+    """The host's own code before the driver cause it explains (``HOST_STATE_ROOTS``): a paste
+    that names nouveau holding the GPU names GX506 first and GX403 second, whichever component
+    printed the line. The root takes the cause's lines and its "decided"; the cause ranks under
+    it, explained by it (never a rival that keeps it undecided)."""
+    by_id = {c.cause.id: c for c in ranked}
+    for cid, root_id in HOST_STATE_ROOTS:
+        eff = by_id.get(cid)
+        if eff is None or eff.score <= 0:
+            continue
+        root = by_id.setdefault(root_id, CauseScore(CAUSE_BY_ID[root_id]))
+        if root.score < eff.score + ROOT_MARGIN:
+            root.score = eff.score + ROOT_MARGIN
+        root.deciding = root.deciding or eff.deciding
+        root.signatures.extend(sg for sg in eff.signatures if sg not in root.signatures)
+        root.matched.extend(m for m in eff.matched if m not in root.matched)
+        del root.matched[MAX_MATCHED:]
+        if f"under:{root_id}" not in eff.signatures:
+            eff.signatures.append(f"under:{root_id}")
+    return _sorted(list(by_id.values()))
+
+
 def component_priors(text: str, ranked: list[CauseScore]) -> list[CauseScore]:
     """Weak votes for what usually breaks in each component the paste comes from
     (``knowledge.signatures.COMPONENTS``), for causes no line or check named yet: when nothing
@@ -697,7 +723,7 @@ def triage(texts: Iterable[tuple[str, str]],
                     + containerd_1x_merge(evidence.snapshot, matches) + stage
                     + operand_table(evidence.parts) + readings(evidence.parts)
                     + applied_configs(evidence.plugin_configs))
-    ranked = order_by_chain(ranked)
+    ranked = host_state_first(order_by_chain(ranked))
     ranked = _sorted(ranked + component_priors("\n".join(t.text for t in inputs), ranked))
     for cs in ranked:  # a line that rules a cause out also takes a check's "decided" away
         if cs.cause.id in ruled_out(matches):

@@ -680,15 +680,24 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("unable to load config: unable to finalize config: number of replicas "
                     "must be >= 2", DP + "cmd/gpu-feature-discovery/main.go"))),
     _s("config-manager-switch", "does not exist|error creating symlink|all fallbacks failed",
-       r"specified config \S+ does not exist|error creating symlink:|"
+       r"specified config \S+ does not exist|error creating symlink:(?!.*: file exists)|"
        r"no config was set, no default was provided, and all fallbacks failed",
        {"plugin-config-invalid": 3.5}, (LOG,), True,
        examples=(_x("E1129 11:31:01.000000 1 main.go:138] Error: specified config a100-ts8 "
                     "does not exist", DP + "cmd/config-manager/main.go"),
                  _x("Error: error creating symlink: symlink /available-configs/x /config/config."
-                    "yaml: file exists", DP + "cmd/config-manager/main.go"),
+                    "yaml: permission denied", DP + "cmd/config-manager/main.go"),
                  _x("Error: no config was set, no default was provided, and all fallbacks "
                     "failed", DP + "cmd/config-manager/main.go"))),
+    # config-manager's switch stats the current link (following it) before replacing it: when
+    # the ConfigMap was edited under the running plugin and the config the link names is gone,
+    # the stale link is never removed and the new one cannot be made
+    _s("config-manager-stale-link", "error creating symlink",
+       r"error creating symlink: symlink \S+ \S+: file exists",
+       {"plugin-config-not-applied": 3.5, "plugin-config-invalid": 1.0}, (LOG,), True,
+       examples=(_x('config-manager time="2022-12-23T13:54:55Z" level=info msg="Error: error '
+                    'creating symlink: symlink /available-configs/config-3 /config/config.yaml: '
+                    'file exists"', DP + "cmd/config-manager/main.go"),)),
     _s("plugin-invalid-sharing", "config file|validate flags|replicas must be|invalid --",
        r"^(?!.*(?:fata\[\d+\]|mig-config|mig-devices|mig-enabled|for 'devices'))"
        r".*error parsing config file|unable to parse config file|unable to validate flags|"
@@ -761,7 +770,7 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("stderr: nvidia-container-cli: container error: cgroup subsystem devices "
                     "not found: unknown", GH + "NVIDIA/nvidia-docker/issues/1447"),
                  _x("nvidia-container-cli: permission error: capability change failed",
-                    "NVIDIA/libnvidia-container@09df17a2:src/cli/configure.c, src/utils.c"))),
+                    "NVIDIA/libnvidia-container@09df17a2:src/cli/configure.c"))),
     _s("oci-create-failed", "oci runtime create failed",
        r"oci runtime create failed", {"injection-failed": 1.5}, (EVENT, STATUS, DESCRIBE),
        examples=(_x("failed to create shim task: OCI runtime create failed: runc create failed: "
@@ -823,9 +832,11 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x('failed to create shim task: OCI runtime create failed: exec: '
                     '"nvidia-container-runtime": executable file not found in $PATH',
                     GH + "NVIDIA/gpu-operator/issues/1323"),)),
-    _s("cuda-requirement", "requirement error|cuda driver version is insufficient",
+    _s("cuda-requirement", "requirement error|cuda driver version is insufficient|"
+       "unsupported cuda version",
        r"requirement error: unsatisfied condition: (?:cuda|driver|brand|arch)|"
-       r"cuda driver version is insufficient for cuda runtime version",
+       r"cuda driver version is insufficient for cuda runtime version|"
+       r"unsupported cuda version: driver [\d.]+ < image [\d.]+",
        {"cuda-requirement": 4.0},
        (EVENT, STATUS, DESCRIBE, LOG), True,
        examples=(_x("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, "
@@ -836,6 +847,10 @@ SIGNATURES: tuple[Signature, ...] = (
                     "410", GH + "docker/for-linux/issues/846"),
                  _x("nvidia-container-cli: requirement error: unsatisfied condition: brand = "
                     "tesla", GH + "osrf/subt/issues/96"),
+                 # nvidia-docker 1.x compared the image's com.nvidia.cuda.version label itself
+                 _x("nvidia-docker | 2017/11/21 00:48:39 Error: unsupported CUDA version: "
+                    "driver 8.0 < image 9.0.176",
+                    "NVIDIA/nvidia-docker@3422bca2:src/nvidia-docker/utils.go"),
                  _x("Failed to allocate device vector A (error code CUDA driver version is "
                     "insufficient for CUDA runtime version)!",
                     "NVIDIA/cuda-samples@v12.4:Samples/0_Introduction/vectorAdd/vectorAdd.cu"))),
@@ -942,6 +957,20 @@ SIGNATURES: tuple[Signature, ...] = (
        r"nvrm: the nvidia probe routine was not called", {"nouveau": 2.5}, (DMESG, LOG),
        examples=(_x("NVRM: The NVIDIA probe routine was not called for 1 device(s).",
                     OGKM + "kernel-open/nvidia/nv.c"),)),
+    # the module names the driver that holds the GPU (since 550.40.07): nouveau, or its
+    # successor nova-core, claimed it at boot
+    _s("nvrm-bound-to-nouveau", "is already bound to",
+       r"nvrm: gpu [0-9a-f:.]+ is already bound to (?:nouveau|nova)",
+       {"nouveau": 4.0, "nouveau-loaded": 2.5}, (DMESG, LOG), True,
+       examples=(_x("NVRM: GPU 0000:01:00.0 is already bound to nouveau.",
+                    OGKM + "kernel-open/nvidia/nv-pci.c"),
+                 _x("[  201.910514] NVRM: GPU 0000:01:00.0 is already bound to NovaCore.",
+                    GH + "beclab/Olares/pull/3963"))),
+    # lspci -k: the kernel driver bound to each device
+    _s("lspci-nouveau-in-use", "kernel driver in use",
+       r"^\W*kernel driver in use:\s*nouveau\b",
+       {"nouveau": 4.0, "nouveau-loaded": 2.5}, (LOG,), True,
+       examples=(_x("\tKernel driver in use: nouveau", "pciutils/pciutils@v3.10.0:ls-kernel.c"),)),
     _s("nvrm-init-adapter", "rminitadapter failed",
        r"rminitadapter failed", {"gpu-init": 3.5}, (DMESG, LOG), True,
        examples=(_x("NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x22:0x56:884)",
@@ -1073,6 +1102,17 @@ SIGNATURES: tuple[Signature, ...] = (
        {"precompiled-kernel": 3.5}, (LOG,), True,
        examples=(_x("E: Unable to locate package linux-objects-nvidia-535-server-5.10.0-23-amd64",
                     GH + "NVIDIA/gpu-operator/issues/557"),)),
+    # Ubuntu names its kernels <version>-<abi>-<flavour> (5.15.0-1034-aws, 6.8.0-35-generic);
+    # the Ubuntu driver image asking apt for a kernel without that shape (6.1.51-talos,
+    # 5.14.0-362.el9) runs on a node of another OS, for which no package will ever exist
+    _s("driver-foreign-kernel-package", "unable to locate package linux-",
+       r"unable to locate package linux-(?:objects|signatures|modules|headers|image)"
+       r"[\w.+~-]*?-\d+\.\d+\.\d+(?!-\d+-[a-z])(?!\d)",
+       {"driver-os-mismatch": 4.5, "precompiled-kernel": 0.5}, (LOG,), True,
+       examples=(_x("E: Unable to locate package linux-objects-nvidia-535-server-6.1.51-talos",
+                    DRV + "ubuntu22.04/precompiled/nvidia-driver"),
+                 _x("E: Unable to locate package linux-headers-5.14.0-362.8.1.el9_3.x86_64",
+                    DRV + "ubuntu22.04/nvidia-driver"))),
     _s("driver-image-kernel-tag", "nvidia/driver:",
        r"nvidia/driver:[\w.]+-\d+\.\d+\.\d+-[\w.-]+.*(?:not ?found|manifest unknown)",
        {"precompiled-kernel": 4.0}, (EVENT, DESCRIBE), True,
@@ -1173,6 +1213,15 @@ SIGNATURES: tuple[Signature, ...] = (
        {"driver-in-use": 4.0}, (LOG,), True,
        examples=(_x("Could not unload NVIDIA driver kernel modules, driver is in use",
                     DRV + "rhel8/nvidia-driver"),)),
+    # nvidia-installer finding an NVIDIA module still loaded after it tried to unload it (the
+    # wording swapped "already be" for "be already" in 545.23.06)
+    _s("installer-module-loaded", "appears to already be loaded|appears to be already loaded",
+       r"an nvidia kernel module '[\w-]+' appears to (?:already be|be already) loaded",
+       {"driver-in-use": 3.5}, (LOG,), True,
+       examples=(_x("ERROR: An NVIDIA kernel module 'nvidia-uvm' appears to already be loaded in",
+                    "NVIDIA/nvidia-installer@418.56:kernel.c"),
+                 _x("WARNING: An NVIDIA kernel module 'nvidia' appears to be already loaded in "
+                    "your kernel.", INST + "kernel.c"))),
     # k8s-driver-manager (the driver pod's init container) preparing the node: nouveau it cannot
     # unload, NVIDIA modules it cannot remove while GPU clients hold them
     _s("driver-manager-nouveau", "unload nouveau driver",
@@ -1280,6 +1329,14 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x('nvidia-fabricmanager-start.sh[4753]: "/usr/bin/nv-fabricmanager -c '
                     '/usr/share/nvidia/nvswitch/fabricmanager.cfg" failed! Exit code: 1',
                     GH + "data-infra/cube-studio/issues/29"))),
+    # NVLink5+ systems run the NVLink subnet manager (nvlsm) beside Fabric Manager; it needs the
+    # ib_umad module (the driver container waits for it) and stops at libibumad's init without
+    _s("fm-nvlsm-umad", "umad_init",
+       r"umad_init: can't read abi version from .*is ib_umad module loaded",
+       {"fm-missing": 2.5}, (JOURNAL, LOG),
+       examples=(_x("ibwarn: [15] umad_init: can't read ABI version from /sys/class/"
+                    "infiniband_mad/abi_version (No such file or directory): is ib_umad module "
+                    "loaded?", "linux-rdma/rdma-core@v50.0:libibumad/umad.c"),)),
     _s("fm-state-inactive", "activestate=",
        r"^activestate=(?:inactive|failed)", {"fm-missing": 1.5}, (SMI,),
        examples=(_x("ActiveState=inactive",
@@ -2134,6 +2191,24 @@ CAUSE_CHAIN: tuple[CauseLink, ...] = (
                                     "nvml-init"),
               CTK + "internal/info/auto.go (CSV mode: a Tegra-based system)"),
 )
+
+
+# The host state a driver-container cause stands on: nouveau holding the GPU is the node's
+# nouveau module (GX506), Secure Boot refusing the unsigned module is the node enforcing
+# signatures (GX507) — knowledge/causal.py's GX506 -> GX403 and GX507 -> GX403 edges. Whatever
+# printed the line (the installer in the driver pod, dmesg, lsmod), the host's code is the
+# cause's own code and ranks first; the driver's GX403 follows as what it produced.
+HOST_STATE_ROOTS: tuple[tuple[str, str], ...] = (
+    ("nouveau", "nouveau-loaded"),
+    ("secure-boot", "secure-boot-enforced"),
+)
+_HOST_ROOT = dict(HOST_STATE_ROOTS)
+
+
+def lead_code(cause_id: str) -> str:
+    """The code ``triage`` names first for a line of ``cause_id``: its host-state root's when
+    it has one (nouveau -> GX506), else its own."""
+    return CAUSE_BY_ID[_HOST_ROOT.get(cause_id, cause_id)].code
 
 
 # ---- The component that printed a paste, and what usually breaks in it ------------------------
