@@ -42,6 +42,9 @@ from gpuxray.sources.parsers import (
     describe,
     dmesg,
     helm,
+    hostcmds,
+    lsmod,
+    lspci,
     paste,
     pods_table,
     prefixed_logs,
@@ -203,6 +206,10 @@ class CMD:
     JOURNAL_CONTAINERD = "journal-containerd.txt"
     JOURNAL_KUBELET = "journal-kubelet.txt"
     CONTAINERD_VERSION = "containerd-version.txt"
+    UNAME = "uname.txt"
+
+
+PROC_DRIVER_VERSION = "proc/driver/nvidia/version"  # BUNDLE.md nodes/<node>/files/ path
 
 
 # The journals a node check reads, by the unit ``journalctl -u`` names (BUNDLE.md cmd/ names).
@@ -244,6 +251,8 @@ class PasteEvidence:
     # DaemonSets known only from a `kubectl get ds` row: their tolerations (and, without
     # `-o wide`, their selector and images) are not pasted
     spec_unknown: set[str] = field(default_factory=set)
+    # hosts whose pasted lsmod is a grep that does not show the nvidia module's row
+    lsmod_nvidia_unknown: set[str] = field(default_factory=set)
 
     def reads_unpasted(self, f: Finding) -> bool:
         """Whether a finding stands on what the paste does not show: the capacity of a node
@@ -252,6 +261,9 @@ class PasteEvidence:
         if f.code == "GX402" and f.subject.kind == "DaemonSet" and \
                 f.subject.name in self.spec_unknown:
             return True
+        if f.code == "GX507" and f.params.get("suspected") and \
+                f.subject.name in self.lsmod_nvidia_unknown:
+            return True  # "no nvidia module" read from a `lsmod | grep` that did not look
         if not self.capacity_unknown or not f.code.startswith(CAPACITY_CODES):
             return False
         return f.subject.kind != "Node" or f.subject.name in self.capacity_unknown
@@ -361,6 +373,8 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
     raw_logs: list[tuple[Part, str]] = []
     rc_listed = False  # a `kubectl get runtimeclass` listing was pasted (even an empty one)
     tabled = _Tables()  # nodes, DaemonSets, Deployments and events of pasted `kubectl get` rows
+    cli_gpus = ""  # `nvidia-container-cli info`'s GPUs, in `nvidia-smi -L` form
+    lsmod_partial = False  # the filed lsmod is a grep that does not show the nvidia module
     for ti in inputs:
         for part in split_paste(ti.text):
             parts.append((ti.name, part))
@@ -414,7 +428,7 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                             plugin_cfgs.append((f"ConfigMap {cm.metadata.name} key {key}",
                                                 value))
             elif k == paste.HELM_VALUES:
-                cp = _values_policy(t)
+                cp = _values_policy(t, "gpu-operator" in part.command)
                 if cp is not None:
                     cps.append(cp)
             elif k == paste.RUNTIMECLASS_TABLE:
@@ -427,7 +441,16 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                 cmds[CMD.DMESG] = cmds.get(CMD.DMESG, "") + "\n".join(
                     dmesg.join_continuations(t.splitlines())) + "\n"
             elif k == paste.LSMOD:
-                cmds[CMD.LSMOD] = t
+                kept, nvidia_unknown = _lsmod_rows(t, part.command)
+                if kept is not None:
+                    cmds[CMD.LSMOD] = kept
+                    lsmod_partial = nvidia_unknown
+            elif k == paste.UNAME and t.lstrip().startswith("Linux "):
+                cmds[CMD.UNAME] = t  # `uname -a`, the bundle's form
+            elif k == paste.CONTAINER_CLI:
+                info = hostcmds.parse_container_cli_info(t)
+                if info is not None and info.gpus:
+                    cli_gpus = cli_gpus or _cli_gpu_list(info)
             elif k == paste.MOKUTIL:
                 cmds[CMD.MOKUTIL] = t
             elif k == paste.SMI_XML:
@@ -457,7 +480,7 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                 # `cat /etc/containerd/…toml`: the file at its path, so the merge engine reads
                 # the root config and the drop-ins it imports the way containerd would
                 files.setdefault(part.unit.lstrip("/"), t)
-            if k in (paste.JOURNAL, paste.TEXT, paste.POD_LOG) and not (
+            if k in (paste.JOURNAL, paste.TEXT, paste.POD_LOG, paste.SYSTEMCTL_STATUS) and not (
                     k == paste.JOURNAL and part.unit in JOURNAL_CMD):
                 # journal entries of the units a node check reads, wherever they were pasted
                 for unit, lines in paste.journal_by_unit(t).items():
@@ -466,6 +489,12 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                 kl = paste.kernel_lines(dmesg.join_continuations(t.splitlines()))
                 if kl:
                     cmds[CMD.DMESG] = cmds.get(CMD.DMESG, "") + "\n".join(kl) + "\n"
+    # /proc/driver/nvidia/version printed anywhere (a `cat`, a bug report's section)
+    drv = next((v for ti in inputs if (v := hostcmds.driver_version_file(ti.text))), "")
+    if drv:
+        files.setdefault(PROC_DRIVER_VERSION, drv)
+    if cli_gpus and CMD.NVIDIA_SMI not in cmds and CMD.NVIDIA_SMI_Q not in cmds:
+        cmds[CMD.NVIDIA_SMI] = cli_gpus
     # `containerd --version` printed anywhere: the daemon's own word, over what a dump's
     # config version implies
     version = next((v for ti in inputs if (v := _containerd_version_line(ti.text))), "")
@@ -481,6 +510,8 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
         if spec:
             cps.append(_policy(spec, "helm --set"))
     host_node = next(iter(nodes)) if len(nodes) == 1 else ""  # before table-only nodes join
+    _policy_states(cps, tabled.policies)
+    lsmod_partial = _bound_drivers(inputs, cmds) or lsmod_partial
     caps_unknown = tabled.merge_nodes(nodes, no_labels)
     events += tabled.events
     dss += [d for d in tabled.daemonsets(rows)
@@ -500,10 +531,11 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
     unpasted = _unpasted_imports(files)
     return PasteEvidence(snap, parts, kinds, plugin_cfgs, no_labels,
                          {c.metadata.name for c in cps if "gpuxray/pasted-from" in
-                          c.metadata.annotations},
+                          c.metadata.annotations and STATE_ORIGIN not in c.metadata.annotations},
                          {h: unpasted for h in snap.hosts} if unpasted else {},
                          caps_unknown, {d.metadata.name for d in dss
-                                        if d.metadata.annotations.get(TABLE_ORIGIN)})
+                                        if d.metadata.annotations.get(TABLE_ORIGIN)},
+                         set(snap.hosts) if lsmod_partial else set())
 
 
 # ``containerd --version`` (containerd/containerd@v2.0.0:version/version.go prints "containerd
@@ -569,8 +601,11 @@ class _Tables:
         self.ds: dict[tuple[str, str], tuple[tables.DsRow, str]] = {}
         self.deploys: dict[tuple[str, str], tuple[tables.DeployRow, str]] = {}
         self.events: list[k8s.Event] = []
+        self.policies: dict[str, str] = {}  # ClusterPolicy name → status.state
 
     def add_tables(self, text: str, ns_flag: str) -> None:
+        for name, state in tables.parse_policy_rows(text):
+            self.policies.setdefault(name, state)
         for n in tables.parse_node_rows(text):
             self.nodes.setdefault(n.name, n)
         for d in tables.parse_ds_rows(text):
@@ -633,6 +668,63 @@ class _Tables:
                 for (ns, _n), (row, _f) in list(self.deploys.items())[:MAX_TABLE_PODS]]
 
 
+STATE_ORIGIN = "gpuxray/state-from"
+
+
+def _policy_states(cps: list[k8s.CustomResource], states: dict[str, str]) -> None:
+    """``kubectl get clusterpolicy`` rows: the state of a policy the paste otherwise shows (its
+    values, its spec) or, alone, a policy whose spec is not pasted."""
+    for name, state in list(states.items())[:100]:
+        cp = next((c for c in cps if c.metadata.name == name), None)
+        if cp is None and len(cps) == 1 and cps[0].metadata.annotations.get(
+                "gpuxray/pasted-from"):
+            cp = cps[0]  # values render the chart's policy; the table names the real one
+        if cp is None:
+            cp = k8s.CustomResource(kind="ClusterPolicy")
+            cp.metadata.name = name
+            cp.metadata.annotations = {"gpuxray/pasted-from": "kubectl get clusterpolicy"}
+            cps.append(cp)
+        cp.metadata.name = name
+        cp.status.state = state
+        cp.metadata.annotations = {**cp.metadata.annotations, STATE_ORIGIN: "kubectl get"}
+
+
+def _bound_drivers(inputs: list[TextInput], cmds: dict[str, str]) -> bool:
+    """``lspci -k``'s ``Kernel driver in use`` of the NVIDIA GPUs, where no lsmod is pasted:
+    the driver bound to a GPU is a loaded module, so it is filed as the lsmod row it would
+    print (size and users unknown: 0, 1). Returns whether the nvidia module's state is then
+    unknown (a GPU bound to nouveau says nothing of whether nvidia is loaded)."""
+    if CMD.LSMOD in cmds:
+        return False
+    bound = [b for ti in inputs for b in lspci.bound_drivers(ti.text)]
+    if not bound:
+        return False
+    drivers = list(dict.fromkeys(drv for _slot, drv, _ln in bound))
+    cmds[CMD.LSMOD] = "Module                  Size  Used by\n" + "".join(
+        f"{d:<23} 0  1\n" for d in drivers)
+    return "nvidia" not in drivers
+
+
+def _lsmod_rows(text: str, command: str) -> tuple[str | None, bool]:
+    """The lsmod rows to file as the node's ``lsmod``, and whether the nvidia module's state is
+    unknown. The whole table, or a ``lsmod | grep …`` whose pattern covers ``nvidia``, shows it
+    (no nvidia row: not loaded); a grep for other words (``grep nouveau``) shows only the
+    modules it kept, so an absent nvidia row says nothing. None: no rows to file."""
+    words = hostcmds.lsmod_grep(command)
+    if words is None or (all(words) and any("nvidia" in w for w in words)):
+        return text, False
+    if not lsmod.parse_lsmod(text):
+        return None, True
+    return text, True
+
+
+def _cli_gpu_list(info: hostcmds.CliInfo) -> str:
+    """``nvidia-container-cli info``'s devices in ``nvidia-smi -L`` form (``GPU i: Model (UUID:
+    …)``): the same list, from the same NVML, in the shape the host GPU reader takes."""
+    return "".join(f"GPU {g.index}: {g.model or 'NVIDIA GPU'} (UUID: {g.uuid})\n"
+                   for g in info.gpus if g.uuid.startswith("GPU-"))
+
+
 MAX_TABLE_PODS = 5000  # pods read from pasted tables (a ticket shows tens; bounded work)
 HELM_POLICY = "cluster-policy"  # the name the chart gives its ClusterPolicy
 
@@ -644,10 +736,10 @@ def _policy(spec: dict[str, Any], origin: str) -> k8s.CustomResource:
     return cp
 
 
-def _values_policy(text: str) -> k8s.CustomResource | None:
+def _values_policy(text: str, named: bool = False) -> k8s.CustomResource | None:
     """The ClusterPolicy of a values excerpt (``values.yaml``, ``helm get values``) or of a
     ClusterPolicy cut to its ``spec:``; None when the text is neither."""
-    doc = helm.values_from_yaml(text)
+    doc = helm.values_from_yaml(text, named)
     if doc is None:
         return None
     spec = doc.get("spec")

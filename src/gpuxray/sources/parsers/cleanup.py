@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["MAX_LINE", "clean_lines", "strip_ansi"]
+__all__ = ["MAX_LINE", "clean_lines", "stern_to_prefixed", "strip_ansi", "strip_log_timestamps"]
 
 MAX_LINE = 4096
 
@@ -32,6 +32,9 @@ _ENTITY = re.compile(r"&(?:lt|gt|amp|quot|#39|#x27|nbsp);")
 # ``=`` in their rules, so they are never taken for one
 _PIPE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
 _PIPE_RULE = re.compile(r"^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?$")
+# k9s's log view draws a box: ``│ <line>   │``
+_BOX = re.compile(r"^[ \t]*[│┃][ \t]?")
+_BOX_END = re.compile(r"[ \t]*[│┃][ \t]*$")
 # ``cat -n`` (``     1\tline``), editors and pastebins (``1 | line``, ``12: line``)
 _NUMBERED = re.compile(r"^[ \t]{0,8}(\d{1,6})(?:\t| \| ?|: | {2,}| $|$)")
 
@@ -123,8 +126,42 @@ def clean_lines(lines: list[str]) -> list[str]:
     cut = [strip_ansi(ln[:MAX_LINE]).replace("\r", "") for ln in lines]
     cut = [_html(ln) for ln in cut]
     cut = _unquote(cut)
+    if sum(1 for ln in cut[:2000] if _BOX.match(ln)) >= 2:
+        cut = [_BOX_END.sub("", _BOX.sub("", ln, count=1)).rstrip() if _BOX.match(ln) else ln
+               for ln in cut]
     if any(_PIPE_RULE.match(ln) for ln in cut):
         cut = _pipe_tables(cut)
     if sum(1 for ln in cut[:2000] if _NUMBERED.match(ln)) >= 5:
         cut = _unnumber(cut)
     return cut
+
+
+# ``kubectl logs --timestamps``: an RFC 3339 time with nanoseconds before every line
+# (kubernetes/kubernetes@v1.34.0:pkg/kubelet/kuberuntime/logs/logs.go writes it so)
+_LOG_TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d) ")
+# stern's default template: ``<pod> <container> <message>`` (stern/stern@v1.30.0:cmd/cmd.go)
+_STERN = re.compile(r"^(?P<pod>[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?) "
+                    r"(?P<c>[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?) (?P<msg>.*)$")
+
+
+def strip_log_timestamps(lines: list[str]) -> list[str]:
+    """The ``--timestamps`` prefix off each line, when at least half the lines carry it (a log
+    line that merely starts with a time keeps it otherwise)."""
+    have = sum(1 for ln in lines[:2000] if _LOG_TS.match(ln))
+    if not have or have * 2 < min(len(lines), 2000):
+        return lines
+    return [_LOG_TS.sub("", ln, count=1) for ln in lines]
+
+
+def stern_to_prefixed(lines: list[str]) -> list[str]:
+    """stern's ``pod container message`` lines as ``kubectl logs --prefix`` writes them
+    (``[pod/<pod>/<container>] message``), so one reader files both per container; lines of
+    another shape are kept as they are."""
+    out = []
+    for ln in lines:
+        m = _STERN.match(ln.lstrip("+ "))
+        if m and "-" in m.group("pod"):
+            out.append(f"[pod/{m.group('pod')}/{m.group('c')}] {m.group('msg')}")
+        else:
+            out.append(ln)
+    return out

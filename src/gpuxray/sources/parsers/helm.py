@@ -165,9 +165,11 @@ def looks_like_values(doc: Any) -> bool:
                for k, v in _DISTINCT_KEYS.items())
 
 
-def values_from_yaml(text: str) -> dict[str, Any] | None:
+def values_from_yaml(text: str, named: bool = False) -> dict[str, Any] | None:
     """The values of a ``values.yaml`` excerpt or ``helm get values`` output (or a ClusterPolicy
-    whose ``spec`` holds the sections); None when the text is neither (or does not parse)."""
+    whose ``spec`` holds the sections); None when the text is neither (or does not parse).
+    ``named``: the command that printed it names the operator's release or chart, so one of
+    the chart's sections is enough (``helm get values`` prints only what the user set)."""
     if len(text) > MAX_TEXT:
         return None
     body = "\n".join(ln for ln in text.splitlines()
@@ -178,6 +180,8 @@ def values_from_yaml(text: str) -> dict[str, Any] | None:
         return None
     for d in docs:
         if isinstance(d, dict) and (looks_like_values(d) or looks_like_values(d.get("spec"))):
+            return d
+        if named and isinstance(d, dict) and set(d) & SPEC_SECTIONS:
             return d
     return None
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["NVSWITCH_DEVICE_IDS", "PciDevice", "parse_lspci"]
+__all__ = ["NVSWITCH_DEVICE_IDS", "PciDevice", "bound_drivers", "parse_lspci"]
 
 # NVSwitch PCI device IDs for hosts whose pci.ids is too old
 # to name them.
@@ -58,4 +58,33 @@ def parse_lspci(text: str) -> list[PciDevice]:
             class_code=m.group("code").lower(), description=m.group("desc"),
             vendor=m.group("vendor").lower(), device=m.group("device").lower(),
             rev=m.group("rev") or "", lineno=i))
+    return out
+
+
+# ``lspci -k`` / ``-v``: a device's header line, then indented ``Kernel driver in use: <drv>``
+# (pciutils@v3.13.0:ls-kernel.c show_kernel); without ``-nn`` the header has no [10de:…] ids
+_HEAD = re.compile(r"^(?P<slot>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+"
+                   r"(?P<desc>[^:\n]{1,80}(?:\[[0-9a-fA-F]{4}\])?:\s.{0,300})$")
+_IN_USE = re.compile(r"^[ \t]+Kernel driver in use:[ \t]*(?P<drv>[\w-]{1,40})[ \t]*$")
+_DISPLAY = re.compile(r"VGA compatible controller|3D controller|Display controller|"
+                      r"\[03[0-9a-f]{2}\]", re.I)
+
+
+def bound_drivers(text: str) -> list[tuple[str, str, int]]:
+    """(slot, driver, line) for every NVIDIA display device ``lspci -k`` shows a driver bound
+    to: what the kernel bound the GPU to (``nouveau`` holds it away from ``nvidia``)."""
+    out: list[tuple[str, str, int]] = []
+    slot = ""
+    for i, raw in enumerate(text.splitlines()[:20000], start=1):
+        line = raw[:4096]
+        h = _HEAD.match(line.strip()) if line[:1] not in (" ", "\t") else None
+        if h:
+            desc = h.group("desc")
+            nvidia = "NVIDIA" in desc or "[10de:" in desc.lower()
+            slot = h.group("slot").lower() if nvidia and _DISPLAY.search(desc) else ""
+            continue
+        m = _IN_USE.match(line)
+        if m and slot:
+            out.append((slot, m.group("drv"), i))
+            slot = ""
     return out

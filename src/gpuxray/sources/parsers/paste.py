@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from gpuxray.sources.parsers import helm
-from gpuxray.sources.parsers.cleanup import clean_lines
+from gpuxray.sources.parsers.cleanup import clean_lines, stern_to_prefixed, strip_log_timestamps
 from gpuxray.sources.parsers.journal import JournalLine, is_journal_line, parse_journal
 
 MAX_LINE = 4096  # the same cut as cleanup.MAX_LINE
@@ -37,6 +37,8 @@ RUNTIMECLASS_WORDS = frozenset({"runtimeclass", "runtimeclasses", "runtimeclass.
                                 "runtimeclasses.node.k8s.io"})
 CONTAINERD_DUMP, CONTAINERD_TOML, PLUGIN_CONFIG, HELM_VALUES, TEXT = (
     "containerd-config-dump", "containerd-toml", "plugin-config", "helm-values", "text")
+DRIVER_VERSION, CTK_VERSION, CONTAINER_CLI, UNAME = (
+    "driver-version", "nvidia-ctk-version", "nvidia-container-cli", "uname")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +59,7 @@ _FENCE_TAG = re.compile(r"^[\w+.#-]{0,40}[ \t]*$")  # ```yaml, ```console, ``` (
 _FENCE_END = re.compile(r"^(.*\S)[ \t]*```[ \t]*$")
 _CMD_WORDS = (r"kubectl|oc|k|nvidia-smi|dmesg|journalctl|systemctl|lsmod|mokutil|containerd|"
               r"helm|crictl|cat|nvidia-ctk|nvidia-container-cli|modprobe|uname|lspci|"
-              r"nv-fabricmanager|ctr|sudo|grep|tail|head|less")
+              r"nv-fabricmanager|ctr|sudo|grep|tail|head|less|stern|uname")
 # ``user@host:~$ cmd``, ``$ cmd``, ``# cmd``, ``> cmd``, ``[root@h ~]# cmd``, ``PS> cmd``
 _PROMPT = re.compile(r"^[ \t]*(?:\[[^\]\n]{0,80}\]|[\w.@-]{0,80}(?::[^\s$#]{0,120})?)?\s?[$#%>]\s*"
                      r"((?:" + _CMD_WORDS + r")\b.*)$")
@@ -71,7 +73,9 @@ _BARE_CMD = re.compile(
     r"^[ \t]*((?:sudo\s+(?:-\S+\s+)*)?(?:"
     r"nvidia-smi(?:\s+(?:-|mig\b|topo\b|\|).*)?|dmesg(?:\s+(?:-|\|).*)?|lsmod(?:\s*\|.*)?|"
     r"mokutil\s+--sb-state|journalctl\s+-.*|systemctl\s+(?:status|show|cat)\s+[\w@.-]+.*|"
-    r"cat\s+/[\w./@-]+|containerd\s+config\s+dump.*|helm\s+get\s+values\b.*))[ \t]*$")
+    r"cat\s+/[\w./@-]+|containerd\s+config\s+dump.*|helm\s+get\s+values\b.*|"
+    r"uname(?:\s+-\w+)?|nvidia-ctk\s+(?:--version|-v)|"
+    r"nvidia-container-cli(?:\s+[-/\w.=]{1,80}){0,8}?\s+(?:info|list|-V|--version)))[ \t]*$")
 
 
 def _prompt(line: str) -> str | None:
@@ -235,6 +239,8 @@ def kind_of_command(cmd: str) -> tuple[str, str]:
                 return K8S_OBJECTS, ""
             return GET_TABLE, ""
         return "", ""
+    if head == "stern":
+        return POD_LOG, ""
     if head == "nvidia-smi":
         if "-q" in w or "--query" in w:
             return (SMI_XML if "-x" in w or "--xml-format" in w else SMI_QUERY), ""
@@ -252,10 +258,19 @@ def kind_of_command(cmd: str) -> tuple[str, str]:
             return SYSTEMCTL_SHOW, _unit(w)
     if head == "lsmod":
         return LSMOD, ""
+    if head == "uname":
+        return UNAME, ""
+    if head == "nvidia-ctk" and any(x in ("--version", "-v", "version") for x in w[1:3]):
+        return CTK_VERSION, ""
+    if head == "nvidia-container-cli" and any(
+            x in ("info", "-V", "--version") for x in w[1:]):
+        return CONTAINER_CLI, ""
     if head == "mokutil":
         return MOKUTIL, ""
     if head == "containerd" and "config" in w and "dump" in w:
         return CONTAINERD_DUMP, ""
+    if head == "cat" and len(w) > 1 and w[-1] == "/proc/driver/nvidia/version":
+        return DRIVER_VERSION, ""
     if head == "cat" and len(w) > 1:
         path = w[-1]
         if path.endswith(".toml") and ("containerd" in path or "/conf.d/" in path):
@@ -336,6 +351,16 @@ def sniff(lines: list[str]) -> str:
     if re.search(r"^[ \t]*[●*×]?\s*[\w@.-]+\.service\b.*\n\s*Loaded:", head, re.M) or \
             re.search(r"^[ \t]*Unit [\w@.-]+\.service could not be found", head, re.M):
         return SYSTEMCTL_STATUS
+    # short host outputs: typed by their first line only (a longer block that quotes one
+    # stays text; the version file is still read from anywhere in the paste)
+    first = next((ln for ln in lines[:50] if ln.strip()), "")
+    if re.match(r"^[ \t]*NVRM version:[ \t]+NVIDIA UNIX", first):
+        return DRIVER_VERSION
+    if re.match(r"^[ \t]*NVRM version:[ \t]+\d", first) and \
+            re.search(r"^[ \t]*(?:CUDA version|Device Index):", head, re.M):
+        return CONTAINER_CLI
+    if re.match(r"^[ \t]*NVIDIA Container Toolkit CLI version", first):
+        return CTK_VERSION
     if re.search(r"^[ \t]*SecureBoot (?:enabled|disabled)|^[ \t]*EFI variables are not supported",
                  head, re.M):
         return MOKUTIL
@@ -413,6 +438,10 @@ def split_paste(text: str) -> list[Part]:
             sniffed = sniff(lines)
             kind = sniffed if (not kind or sniffed != TEXT) else kind
         rest: list[str] = []
+        if kind == POD_LOG:
+            lines = strip_log_timestamps(lines)
+            if cmd.startswith("stern"):
+                lines = stern_to_prefixed(lines)
         if kind in (CONTAINERD_TOML, CONTAINERD_DUMP):
             lines, rest = toml_extent(lines)
         parts.append(Part(kind, "\n".join(lines) + "\n", cmd, unit, start))

@@ -50,6 +50,7 @@ __all__ = [
     "parse_ds_rows",
     "parse_event_rows",
     "parse_node_rows",
+    "parse_policy_rows",
 ]
 
 MAX_ROW = 8192  # --show-labels rows run long
@@ -301,6 +302,25 @@ def parse_event_rows(text: str) -> list[EventRow]:
             out.append(EventRow(m.group("ns") or "", m.group("type"), m.group("reason"),
                                 m.group("kind"), obj, m.group("msg").strip(),
                                 int(m.group("count")), m.group("source"), i))
+    return out
+
+
+# ``kubectl get clusterpolicies|nvidiadrivers``: the CRDs' printer columns are Status
+# (``.status.state``) and Age (``.metadata.creationTimestamp``, a string column, so kubectl
+# prints the timestamp) (NVIDIA/gpu-operator@v26.3.3:api/nvidia/v1/clusterpolicy_types.go,
+# api/nvidia/v1alpha1/nvidiadriver_types.go); states: ready, notReady, ignored, disabled
+_POLICY_ROW = re.compile(rf"^(?P<name>{_NAME})\s+(?P<state>ready|notReady|ignored|disabled)\s+"
+                         r"(?P<created>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)\s*$")
+
+
+def parse_policy_rows(text: str) -> list[tuple[str, str]]:
+    """(name, state) rows of ``kubectl get clusterpolicy`` / ``nvidiadriver`` (Kyverno's own
+    ClusterPolicy table has other columns and never matches)."""
+    out = []
+    for _i, line in _lines(text):
+        m = _POLICY_ROW.match(line)
+        if m:
+            out.append((m.group("name"), m.group("state")))
     return out
 
 
