@@ -277,3 +277,77 @@ def test_multiple_commands_in_one_fence_are_separate_parts() -> None:
     assert kinds == [paste.GET_TABLE, paste.GET_TABLE]
     snap = _evidence(text).snapshot
     assert len(snap.nodes) == 2 and [d.status.number_ready for d in snap.daemonsets] == [0]
+
+
+# ----- kubectl describe ds -------------------------------------------------------------------
+def _describe_ds(ready: int, tolerations: bool) -> str:
+    """``kubectl describe ds`` as kubectl's describeDaemonSet/DescribePodTemplate print it
+    (kubernetes/kubectl@v0.34.0:pkg/describe/describe.go); ``tolerations``: the template's
+    Node-Selectors and Tolerations lines, printed since kubectl 1.30."""
+    lines = [
+        "Name:           nvidia-device-plugin-daemonset",
+        "Namespace:      gpu-operator",
+        "Selector:       app=nvidia-device-plugin-daemonset",
+        "Node-Selector:  nvidia.com/gpu.deploy.device-plugin=true",
+        "Labels:         app=nvidia-device-plugin-daemonset",
+        "Annotations:    deprecated.daemonset.template.generation: 1",
+        "Desired Number of Nodes Scheduled: 3",
+        "Current Number of Nodes Scheduled: 3",
+        "Number of Nodes Scheduled with Up-to-date Pods: 3",
+        f"Number of Nodes Scheduled with Available Pods: {ready}",
+        "Number of Nodes Misscheduled: 0",
+        f"Pods Status:  {ready} Running / {3 - ready} Waiting / 0 Succeeded / 0 Failed",
+        "Pod Template:",
+        "  Labels:           app=nvidia-device-plugin-daemonset",
+        "  Service Account:  nvidia-device-plugin",
+        "  Init Containers:",
+        "   toolkit-validation:",
+        "    Image:      nvcr.io/nvidia/cloud-native/gpu-operator-validator:v24.9.0",
+        "  Containers:",
+        "   nvidia-device-plugin:",
+        "    Image:      nvcr.io/nvidia/k8s-device-plugin:v0.17.0",
+        "  Volumes:",
+        "   device-plugin:",
+        "    Type:          HostPath (bare host directory volume)",
+        "  Priority Class Name:  system-node-critical",
+    ]
+    if tolerations:
+        lines += ["  Node-Selectors:       nvidia.com/gpu.deploy.device-plugin=true",
+                  "  Tolerations:          nvidia.com/gpu:NoSchedule op=Exists",
+                  "                        node.kubernetes.io/not-ready:NoExecute op=Exists"]
+    lines += ["Events:", "  Type    Reason            Age   From                  Message",
+              "  ----    ------            ----  ----                  -------",
+              "  Normal  SuccessfulCreate  5m    daemonset-controller  Created pod: x"]
+    return "\n".join(lines) + "\n"
+
+
+def test_describe_ds_becomes_the_daemonset() -> None:
+    text = _describe_ds(ready=1, tolerations=True)
+    assert [p.kind for p in paste.split_paste(text)] == [paste.DESCRIBE_OTHER]
+    ev = _evidence("$ kubectl describe ds -n gpu-operator\n" + text)
+    (ds,) = ev.snapshot.daemonsets
+    st = ds.status
+    assert (st.desired_number_scheduled, st.number_available, st.number_ready,
+            st.number_unavailable) == (3, 1, 1, 2)
+    spec = ds.spec.template.spec
+    assert spec.node_selector == {"nvidia.com/gpu.deploy.device-plugin": "true"}
+    assert [(c.name, c.image) for c in spec.containers] == [
+        ("nvidia-device-plugin", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0")]
+    assert [c.name for c in spec.init_containers] == ["toolkit-validation"]
+    assert [(t.key, t.operator, t.effect) for t in spec.tolerations] == [
+        ("nvidia.com/gpu", "Exists", "NoSchedule"),
+        ("node.kubernetes.io/not-ready", "Exists", "NoExecute")]
+    assert ev.spec_unknown == set()
+    assert [e.reason for e in ev.snapshot.events] == ["SuccessfulCreate"]
+
+
+@pytest.mark.parametrize("printed", [True, False])
+def test_described_tolerations_decide_gx402_only_when_kubectl_printed_them(printed: bool) -> None:
+    node = ("$ kubectl describe node gpu-1\nName:   gpu-1\nLabels:  "
+            "nvidia.com/gpu.deploy.device-plugin=true\n         nvidia.com/gpu.present=true\n"
+            "Taints:  dedicated=gpu:NoSchedule\n"
+            "Capacity:\n  nvidia.com/gpu:  0\nAllocatable:\n  nvidia.com/gpu:  0\n")
+    text = node + "$ kubectl describe ds -n gpu-operator\n" + _describe_ds(0, printed)
+    assert ("GX402" in _fails(text)) is printed
+    ev = _evidence(text)
+    assert ev.spec_unknown == (set() if printed else {"nvidia-device-plugin-daemonset"})

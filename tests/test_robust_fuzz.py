@@ -84,6 +84,8 @@ TOTAL_PARSERS: list[tuple[str, Callable[[str], Any], tuple[str, ...]]] = [
     ("describe-nodes", describe.parse_describe_nodes, ("mustgather/describe_node_cordoned.txt",)),
     ("describe-pods", describe.parse_describe_pods,
      ("mustgather/describe_pod_pending.txt", "mustgather/describe_pod_driver_crashloop.txt")),
+    ("describe-daemonsets", describe.parse_describe_daemonsets,
+     ("mustgather/describe_pod_pending.txt",)),
     ("describe-events", lambda t: describe.parse_describe_events(t, "Pod"),
      ("mustgather/describe_pod_pending.txt",)),
     ("describe-misc", lambda t: [describe.rfc1123_to_iso(t), describe.parse_taint(t),

@@ -408,6 +408,13 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                     events.extend(dp.events)
             elif k == paste.DESCRIBE_OTHER:
                 events.extend(describe.parse_describe_events(t, "DaemonSet"))
+                for dd in describe.parse_describe_daemonsets(t):
+                    if any(x.metadata.name == dd.daemonset.metadata.name for x in dss):
+                        continue
+                    if not dd.tolerations_shown:  # kubectl before 1.30 does not print them
+                        dd.daemonset.metadata.annotations = {
+                            TABLE_ORIGIN: "kubectl describe ds (no tolerations printed)"}
+                    dss.append(dd.daemonset)
             elif k == paste.K8S_OBJECTS:
                 got = _decode_k8s(t)
                 if not got:

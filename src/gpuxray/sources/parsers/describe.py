@@ -27,9 +27,11 @@ from datetime import UTC, datetime, timedelta
 from gpuxray.model import k8s
 
 __all__ = [
+    "DescribedDaemonSet",
     "DescribedNode",
     "DescribedPod",
     "PodRow",
+    "parse_describe_daemonsets",
     "parse_describe_events",
     "parse_describe_nodes",
     "parse_describe_pods",
@@ -533,3 +535,101 @@ def parse_describe_events(text: str, kind: str) -> list[k8s.Event]:
         ns = by["Namespace"].value if "Namespace" in by else None
         out.extend(_events(by.get("Events"), kind, name, ns))
     return out
+
+
+# ----- DaemonSets -------------------------------------------------------------------------
+@dataclass(slots=True)
+class DescribedDaemonSet:
+    daemonset: k8s.DaemonSet
+    tolerations_shown: bool  # kubectl prints the template's tolerations only since 1.30
+    events: list[k8s.Event] = field(default_factory=list)
+
+
+_DS_COUNTS = {
+    "Desired Number of Nodes Scheduled": "desired_number_scheduled",
+    "Current Number of Nodes Scheduled": "current_number_scheduled",
+    "Number of Nodes Scheduled with Up-to-date Pods": "updated_number_scheduled",
+    "Number of Nodes Scheduled with Available Pods": "number_available",
+    "Number of Nodes Misscheduled": "number_misscheduled",
+}
+_TEMPLATE_KEY = re.compile(r"^  ([A-Z][A-Za-z -]*?):(?:[ \t]+(.*?))?\s*$")
+_TEMPLATE_CONTAINER = re.compile(r"^   ([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?):\s*$")
+_TEMPLATE_IMAGE = re.compile(r"^\s{4,}Image:\s+(\S+)\s*$")
+
+
+def _template(body: list[str]) -> tuple[list[k8s.Container], list[k8s.Container],
+                                        list[k8s.Toleration] | None, dict[str, str] | None]:
+    """``Pod Template:`` (kubectl's ``DescribePodTemplate``): its containers and images, and —
+    kubectl 1.30 on — its Node-Selectors and Tolerations (None when not printed)."""
+    section, key = "", ""
+    inits: list[k8s.Container] = []
+    conts: list[k8s.Container] = []
+    tol: list[str] | None = None
+    sel: list[str] | None = None
+    for ln in body:
+        m = _TEMPLATE_KEY.match(ln)
+        if m:
+            key = m.group(1)
+            value = (m.group(2) or "").strip()
+            if key in ("Containers", "Init Containers"):
+                section = key
+            elif key == "Tolerations":
+                tol = [value] if value and value != _NONE else []
+            elif key == "Node-Selectors":
+                sel = [value] if value and value != _NONE else []
+            else:
+                section = ""
+            continue
+        if key in ("Tolerations", "Node-Selectors") and ln.startswith("   ") and ln.strip():
+            more = tol if key == "Tolerations" else sel
+            if more is not None:
+                more.append(ln.strip())  # one toleration (label) per continuation line
+            continue
+        c = _TEMPLATE_CONTAINER.match(ln)
+        if c and section:
+            (inits if section == "Init Containers" else conts).append(k8s.Container(
+                name=c.group(1)))
+            continue
+        im = _TEMPLATE_IMAGE.match(ln)
+        target = inits if section == "Init Containers" else conts
+        if im and section and target and not target[-1].image:
+            target[-1].image = im.group(1)
+    tolerations = [parse_toleration(t) for t in tol] if tol is not None else None
+    selector = _kv_list(sel) if sel is not None else None
+    return inits, conts, tolerations, selector
+
+
+def _daemonset(lines: list[str]) -> DescribedDaemonSet | None:
+    by = _by_key(_entries(lines))
+    if "Name" not in by or not by["Name"].value or not any(k in by for k in _DS_COUNTS):
+        return None
+    name = by["Name"].value
+    ns = by["Namespace"].value if "Namespace" in by else "default"
+    ds = k8s.DaemonSet(metadata=k8s.ObjectMeta(
+        name=name, namespace=ns, labels=_kv_list(_multi(by["Labels"])) if "Labels" in by else {}))
+    for key, attr in _DS_COUNTS.items():
+        if key in by and by[key].value.isdigit():
+            setattr(ds.status, attr, int(by[key].value))
+    # describe prints no ready count; with the default minReadySeconds 0 a ready pod is an
+    # available one (kubernetes/kubernetes@v1.34.0:pkg/controller/daemon/daemon_controller.go)
+    ds.status.number_ready = ds.status.number_available
+    ds.status.number_unavailable = max(0, ds.status.desired_number_scheduled
+                                       - ds.status.number_available)
+    spec = ds.spec.template.spec
+    sel = by["Node-Selector"].value if "Node-Selector" in by else ""
+    spec.node_selector = _kv_list([s for s in sel.split(",") if s]) if sel != _NONE else {}
+    tolerations = None
+    if "Pod Template" in by:
+        inits, conts, tolerations, tsel = _template(by["Pod Template"].body)
+        spec.init_containers, spec.containers = inits, conts
+        if tsel:
+            spec.node_selector = {**tsel, **spec.node_selector}
+    spec.tolerations = tolerations or []
+    return DescribedDaemonSet(ds, tolerations is not None,
+                              _events(by.get("Events"), "DaemonSet", name, ns))
+
+
+def parse_describe_daemonsets(text: str) -> list[DescribedDaemonSet]:
+    """``kubectl describe ds`` (one or several DaemonSets) → DaemonSets with their counts,
+    node selector, template containers and (kubectl ≥ 1.30) tolerations."""
+    return [d for d in (_daemonset(b) for b in split_objects(text)) if d is not None]

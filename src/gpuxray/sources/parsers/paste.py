@@ -325,6 +325,8 @@ def sniff(lines: list[str]) -> str:
         if re.search(r"^[ \t]*(?:Capacity|Allocatable|Allocated resources|System Info):", text,
                      re.M):
             return DESCRIBE_NODE
+        if re.search(r"^Desired Number of Nodes Scheduled:", text, re.M):
+            return DESCRIBE_OTHER  # a DaemonSet: its pod template has Containers too
         if re.search(r"^[ \t]*(?:Containers|Init Containers|QoS Class|Node):", text, re.M):
             return DESCRIBE_POD
         if re.search(r"^Events:", text, re.M):
