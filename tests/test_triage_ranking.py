@@ -266,3 +266,37 @@ def test_the_handler_lookalikes_are_told_apart_by_their_deciding_lines() -> None
     alone = triage([("events", NO_RUNTIME)])
     assert alone.causes[0].cause.code == "GX301"
     assert {"GX501", "GX512"} <= {c.cause.code for c in alone.causes[:3]}
+
+
+def test_another_os_kernel_in_the_ubuntu_image_is_the_os_not_the_tag() -> None:
+    """apt asked for a kernel without Ubuntu's <version>-<abi>-<flavour> shape: the node runs
+    another OS (GX412), and the missing precompiled package follows from it."""
+    talos = ("E: Unable to locate package linux-objects-nvidia-535-server-6.1.51-talos\n"
+             "E: Unable to locate package linux-signatures-nvidia-6.1.51-talos\n")
+    r = triage([("driver", talos)])
+    assert _codes(talos)[:2] == ["GX412", "GX403"] and r.decided
+    assert "under:driver-os-mismatch" in r.causes[1].signatures
+    ubuntu = talos.replace("6.1.51-talos", "5.15.0-1034-aws")
+    r2 = triage([("driver", ubuntu)])
+    assert r2.causes[0].cause.id == "precompiled-kernel"
+    assert "GX412" not in _codes(ubuntu)
+
+
+def test_a_module_never_built_is_not_a_load_refusal() -> None:
+    """kmod-project/kmod@v31:tools/modprobe.c: no module for the running kernel is a build
+    that never happened, not nouveau or Secure Boot refusing a load."""
+    r = triage([("x", "modprobe: FATAL: Module nvidia not found in directory "
+                      "/lib/modules/5.15.0-1034-aws\n")])
+    assert r.causes[0].cause.id == "kernel-headers" and not r.decided
+    assert not {"nouveau", "secure-boot"} & {c.cause.id for c in r.causes}
+
+
+def test_config_manager_stale_link_is_the_edited_configmap() -> None:
+    """NVIDIA/k8s-device-plugin@v0.20.0:cmd/config-manager/main.go stats the current link
+    (following it) before replacing it: ``file exists`` means the config it named was removed
+    from the ConfigMap while the plugin ran (GX408); another symlink error is GX413."""
+    stale = ('level=info msg="Error: error creating symlink: symlink /available-configs/'
+             'config-3 /config/config.yaml: file exists"\n')
+    assert _codes(stale)[:2] == ["GX408", "GX413"]
+    other = stale.replace("file exists", "permission denied")
+    assert _codes(other)[0] == "GX413"

@@ -200,3 +200,30 @@ def test_the_runc_fallback_names_the_operand_it_started(extra: str, code: str) -
     assert len({round(c.score, 6) for c in alone.causes[:3]}) == 1  # a tie: nothing to tell
     r = triage([("paste", WRAPPER + extra)])
     assert r.causes[0].cause.code == code and not r.decided
+
+
+# ----- GX514: a Docker daemon.json without the nvidia default ---------------------------------
+DAEMON_JSON = """root@gpu-1:~# cat /etc/docker/daemon.json
+{
+    "runtimes": {
+        "nvidia": {
+            "path": "/usr/bin/nvidia-container-runtime",
+            "runtimeArgs": []
+        }
+    }
+}
+root@gpu-1:~# which nvidia-container-runtime
+/usr/bin/nvidia-container-runtime
+"""
+
+
+def test_daemon_json_without_the_nvidia_default_runtime() -> None:
+    """NVIDIA/k8s-device-plugin@v0.12.3:README.md: docker must run every container, the
+    plugin's too, with ``default-runtime: nvidia``; a registered runtime alone is not used."""
+    assert _readings(DAEMON_JSON) == ["reading:docker-default-runtime"]
+    assert _top(DAEMON_JSON) == ("GX514", False)
+    with_default = DAEMON_JSON.replace('{\n    "runtimes"',
+                                       '{\n    "default-runtime": "nvidia",\n    "runtimes"')
+    assert "reading:docker-default-runtime" not in _readings(with_default)
+    runc_only = DAEMON_JSON.replace('"nvidia": {', '"crun": {')
+    assert "reading:docker-default-runtime" not in _readings(runc_only)

@@ -10,6 +10,7 @@ These are votes, never deciding: the object is what the cluster was told, not wh
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 import tomllib
@@ -57,8 +58,21 @@ def _docs(text: str) -> list[Any]:
                      and ln.strip() not in ("`", '"'))
     try:
         return [d for d in yaml_docs(textwrap.dedent(body)) if isinstance(d, dict | list)]
-    except (InputError, ValueError, RecursionError, yaml.YAMLError):  # a fragment: nothing
+    except (InputError, ValueError, RecursionError, yaml.YAMLError):
+        return _leading_json(body)
+
+
+def _leading_json(body: str) -> list[Any]:
+    """The JSON document a part starts with, when the next command's prompt and output were
+    pasted after it (``cat daemon.json`` then ``which …``): the object is still whole."""
+    text = body.lstrip()
+    if not text.startswith(("{", "[")):
         return []
+    try:
+        doc, _end = json.JSONDecoder().raw_decode(text)
+    except (ValueError, RecursionError):  # not JSON either: a fragment, nothing
+        return []
+    return [doc] if isinstance(doc, dict | list) else []
 
 
 def _walk(obj: Any) -> Iterator[tuple[str, Any, Any]]:
@@ -194,6 +208,27 @@ def cri_dropin(parts: list[tuple[str, Part]]) -> list[CauseScore]:
     return []
 
 
+def docker_default_runtime(docs: list[Any]) -> list[CauseScore]:
+    """GX514: a Docker ``daemon.json`` that registers the ``nvidia`` runtime without making it
+    the default. kubelet's dockershim (and cri-dockerd) start every pod, the device plugin's
+    included, with the default runtime, so the plugin finds no NVML and advertises nothing
+    (NVIDIA/k8s-device-plugin@v0.12.3:README.md, "Preparing your GPU Nodes": set
+    ``default-runtime`` to ``nvidia``)."""
+    for doc in docs:
+        if not isinstance(doc, dict):
+            continue
+        runtimes = doc.get("runtimes")
+        if not isinstance(runtimes, dict) or "nvidia" not in runtimes:
+            continue
+        default = doc.get("default-runtime")
+        if default == "nvidia":
+            return []
+        return [_vote("runtime-not-default", 2.0, "docker-default-runtime",
+                      "daemon.json registers the nvidia runtime; default-runtime is "
+                      f"{default or 'unset (runc)'}")]
+    return []
+
+
 def readings(parts: list[tuple[str, Part]]) -> list[CauseScore]:
     """Every structural reading over the paste's YAML-like parts and containerd files."""
     docs: list[Any] = []
@@ -202,4 +237,4 @@ def readings(parts: list[tuple[str, Part]]) -> list[CauseScore]:
                          paste.HELM_VALUES) and ":" in part.text:
             docs.extend(_docs(part.text))
     return [*nfd_label_fields(docs), *operand_tolerations(docs), *split_pod_request(docs),
-            *cri_dropin(parts)]
+            *docker_default_runtime(docs), *cri_dropin(parts)]

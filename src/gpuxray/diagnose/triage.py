@@ -583,13 +583,16 @@ def order_by_chain(ranked: list[CauseScore]) -> list[CauseScore]:
                 eff = by_id.get(eid)
                 if eff is None or (eff.cause.code == root.cause.code and eff.score <= root.score):
                     continue
-                if _own_evidence(root, eff) and eff.score >= root.score * EFFECT_SHARE - 1e-9 \
-                        and eff.score > 0:
+                if eff.score <= 0 or not _own_evidence(root, eff):
+                    continue
+                if eff.score >= root.score * EFFECT_SHARE - 1e-9:
                     eff.score = root.score * EFFECT_SHARE - 0.01
-                    eff.deciding = False
-                    if f"under:{root.cause.id}" not in eff.signatures:
-                        eff.signatures.append(f"under:{root.cause.id}")
                     moved = True
+                # already under its root: still explained by it, so no rival that keeps the
+                # root undecided
+                eff.deciding = False
+                if f"under:{root.cause.id}" not in eff.signatures:
+                    eff.signatures.append(f"under:{root.cause.id}")
         if not moved:
             break
     return _sorted(list(by_id.values()))
@@ -740,8 +743,9 @@ def triage(texts: Iterable[tuple[str, str]],
             if not prior_only and (cs.deciding or abs(cs.score - top) < 1e-9):
                 findings.append(_finding(cs, origin, subject))
                 findings.extend(f for f in check_fails if _check_cause(f).id == cs.cause.id)
-    decided = is_decided(_rivals(ranked))
-    return TriageResult(ranked, collect_next(ranked) if ranked and not decided else "",
+    rivals = _rivals(ranked)
+    decided = is_decided(rivals)
+    return TriageResult(ranked, collect_next(rivals) if ranked and not decided else "",
                         decided, findings, names, lines, list(skipped), evidence.kinds,
                         _relevant_unknowns(unknowns, evidence.kinds))
 

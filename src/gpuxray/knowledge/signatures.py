@@ -210,6 +210,11 @@ CAUSES: tuple[Cause, ...] = (
           "a request > 1 of a shared (time-sliced/MPS) resource with failRequestsGreaterThanOne",
           "`kubectl -n gpu-operator get cm <config> -o yaml | grep -n "
           "failRequestsGreaterThanOne` and the pod's nvidia.com/gpu request"),
+    Cause("shared-memory", "GX602",
+          "replicas of a time-sliced (or MPS) GPU share its memory: one pod's allocations "
+          "starve the others (no memory isolation between replicas)",
+          "`nvidia-smi` on the node (processes of several pods on one GPU) and the device-plugin "
+          "config's `sharing.timeSlicing` / `sharing.mps` replicas"),
     Cause("xid", "GX505", "the kernel reported Xid errors for a GPU",
           "`dmesg -T | grep -i xid` on the node (critical Xids make the plugin mark it unhealthy)"),
     Cause("containerd-restart", "GX504", "containerd was stopped by a signal and restarted",
@@ -854,6 +859,21 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("Failed to allocate device vector A (error code CUDA driver version is "
                     "insufficient for CUDA runtime version)!",
                     "NVIDIA/cuda-samples@v12.4:Samples/0_Introduction/vectorAdd/vectorAdd.cu"))),
+    # a framework's allocation failing for lack of GPU memory: on a shared GPU, the other
+    # replicas' pods hold it (time-slicing isolates no memory); a weak vote, never deciding
+    _s("cuda-out-of-memory", "out of memory",
+       r"cuda out of memory\. tried to allocate|cuda_error_out_of_memory: out of memory",
+       {"shared-memory": 1.0}, (LOG,),
+       examples=(_x("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; "
+                    "14.76 GiB total capacity; 4.37 GiB already allocated; 14.75 MiB free)",
+                    "pytorch/pytorch@v1.10.0:c10/cuda/CUDACachingAllocator.cpp"),
+                 _x("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+                    "GPU 0 has a total capacity of 79.15 GiB of which 1.06 GiB is free.",
+                    "pytorch/pytorch@v2.3.0:c10/cuda/CUDACachingAllocator.cpp"),
+                 _x("E tensorflow/stream_executor/cuda/cuda_driver.cc:806] failed to allocate "
+                    "3.00G (3221225472 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+                    "tensorflow/tensorflow@v2.4.0:tensorflow/stream_executor/cuda/"
+                    "cuda_driver.cc"))),
     # ---- what a workload in the container prints (the CUDA runtime's error strings) ----------
     # No GPU reached the container: the pod asked for none in limits, or nothing injected one
     # (runc), or it was lost after start; which one, the pod spec and runtime class tell.
@@ -937,8 +957,24 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("Marking device GPU-5c0f as unhealthy: ERROR_GPU_IS_LOST",
                     DP + "internal/rm/health.go"))),
     # ---- driver container / host driver (seed §3; CODES.md GX403) -------------------------------
+    # kmod finds no module built for the running kernel (tools/modprobe.c): the driver was
+    # never built for it (a kernel upgraded under it, or the build failed), not a refusal
+    _s("module-not-built", "not found in directory",
+       r"module nvidia[\w-]* not found in directory",
+       {"kernel-headers": 2.0, "driver-failing": 0.75}, (LOG, DMESG),
+       examples=(_x("modprobe: FATAL: Module nvidia not found in directory "
+                    "/lib/modules/5.15.0-1034-aws", "kmod-project/kmod@v31:tools/modprobe.c"),)),
+    # the kernel refusing a module built against another kernel's symbols
+    _s("module-symbol-mismatch", "disagrees about version of symbol|unknown symbol",
+       r"nvidia[\w-]*: (?:disagrees about version of symbol|unknown symbol \S+ \(err)",
+       {"kernel-headers": 2.0}, (DMESG, LOG),
+       examples=(_x("nvidia: disagrees about version of symbol module_layout",
+                    "torvalds/linux@v6.8:kernel/module/version.c"),
+                 _x("nvidia: Unknown symbol drm_gem_object_free (err -2)",
+                    "torvalds/linux@v6.8:kernel/module/main.c"))),
     _s("insert-nvidia-failed", "nvidia|unable to load the kernel module",
-       r"could not insert '?nvidia|modprobe: (?:fatal|error): .*nvidia|"
+       r"could not insert '?nvidia|modprobe: (?:fatal|error): (?!module \S+ not found)"
+       r"(?!module \S+ is in use).*nvidia|"
        r"unable to load the kernel module\b|unable to load the '?nvidia(?:\.ko)?'?",
        {"nouveau": 1.0, "secure-boot": 1.0, "kernel-headers": 0.25}, (LOG, DMESG, VALIDATOR),
        examples=(_x("modprobe: ERROR: could not insert 'nvidia': No such device",
@@ -1173,6 +1209,19 @@ SIGNATURES: tuple[Signature, ...] = (
                     "the proper networks.", DRV + "ubuntu22.04/nvidia-driver"),)),
     # the RHEL/OpenShift flavours of the same: the repositories (or the entitlement that opens
     # them) are out of reach, so kernel-devel/elfutils for the running kernel cannot be had
+    # apt/dnf in the driver container cannot reach a repository (DNS, proxy, firewall): the
+    # headers or packages never arrive
+    _s("driver-repo-unreachable", "temporary failure resolving|resolve host|failed to fetch http",
+       r"temporary failure resolving '|could not resolve host|couldn't resolve host name|"
+       r"^\W*(?:e|w|err):?\s*failed to fetch https?://",
+       {"driver-failing": 1.5, "kernel-headers": 0.5}, (LOG,),
+       examples=(_x("Temporary failure resolving 'archive.ubuntu.com'",
+                    "Debian/apt@2.4.5:methods/connect.cc"),
+                 _x("E: Failed to fetch http://archive.ubuntu.com/ubuntu/dists/jammy/InRelease  "
+                    "Temporary failure resolving 'archive.ubuntu.com'",
+                    "Debian/apt@2.4.5:apt-pkg/update.cc"),
+                 _x("Curl error (6): Couldn't resolve host name for https://cdn.redhat.com/",
+                    "curl/curl@curl-8_5_0:lib/strerror.c"))),
     _s("driver-rhel-repos", "rhel package repositories|rhel entitlement|dnf metadata cache",
        r"failed to reach rhel package repositories|rhel entitlement may be improperly deployed|"
        r"failed to update the dnf metadata cache",
@@ -1842,6 +1891,9 @@ DISTINGUISH: dict[frozenset[str], str] = {
     frozenset({"nouveau", "secure-boot"}):
         "`lsmod | grep nouveau` (nouveau) vs `mokutil --sb-state` and "
         "`dmesg | grep -i 'key was rejected'` (Secure Boot)",
+    frozenset({"nouveau-loaded", "secure-boot-enforced"}):
+        "`lsmod | grep nouveau` (nouveau) vs `mokutil --sb-state` and "
+        "`dmesg | grep -i 'key was rejected'` (Secure Boot)",
     frozenset({"fm-missing", "fm-version"}):
         "`systemctl status nvidia-fabricmanager` (missing/stopped) vs `nv-fabricmanager "
         "--version` against `cat /proc/driver/nvidia/version` (version mismatch)",
@@ -1999,6 +2051,10 @@ DRA_CAUSES: tuple[Cause, ...] = (
     Cause("dra-driver-down", "GX415", "the DRA driver's kubelet plugin does not start",
           "`kubectl logs -n <ns> <kubelet-plugin pod> --previous` and `nvidia-smi -L` on the "
           "node (MIG devices created outside the driver)"),
+    Cause("dra-imex-down", "GX415",
+          "the ComputeDomain's IMEX daemon on the node never becomes ready",
+          "`kubectl logs -n <ns> <compute-domain daemon pod>` and `nvidia-imex-ctl -q` in it; "
+          "`kubectl get computedomain -o yaml` (status.nodes)"),
 )
 DRA_SIGNATURES: tuple[Signature, ...] = (
     _s("dra-cannot-allocate", "cannot allocate all claims", r"cannot allocate all claims",
@@ -2044,6 +2100,11 @@ DRA_SIGNATURES: tuple[Signature, ...] = (
     _s("dra-cdi-claim", "k8s.gpu.nvidia.com/claim",
        r"unresolvable cdi devices?.*k8s\.gpu\.nvidia\.com/claim=", {"dra-cdi": 5.0},
        (EVENT, STATUS, DESCRIBE), True),
+    # the compute-domain daemon's readiness check runs nvidia-imex-ctl -q: its own refusal, or
+    # the tool's answer when no daemon listens (gRPC code 14, UNAVAILABLE)
+    _s("dra-imex-not-ready", "imex daemon|query status returned error code",
+       r"imex daemon (?:not ready|check failed)|query status returned error code: \d+",
+       {"dra-imex-down": 3.0}, (LOG, EVENT, DESCRIBE), True),
 )
 #: one real-format line per DRA signature (the catalog's test keeps each matching its line)
 DRA_EXAMPLES: dict[str, str] = {
@@ -2072,6 +2133,8 @@ DRA_EXAMPLES: dict[str, str] = {
                         "ERROR_LIBRARY_NOT_FOUND",
     "dra-cdi-claim": "failed to create containerd container: CDI device injection failed: "
                      "unresolvable CDI devices k8s.gpu.nvidia.com/claim=5f0c-gpu-0",
+    "dra-imex-not-ready": "Startup probe failed: Query Status returned error code: 14 - failed "
+                          "to connect to all addresses",
 }
 _DRA_SCHED = K + "pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go"
 _DRA_SOURCES: dict[str, str] = {
@@ -2091,6 +2154,7 @@ _DRA_SOURCES: dict[str, str] = {
     "dra-plugin-prepare": "NVIDIA/k8s-dra-driver-gpu@v25.8.1:cmd/gpu-kubelet-plugin/"
                           "device_state.go",
     "dra-plugin-start": "NVIDIA/k8s-dra-driver-gpu@v25.8.1:cmd/gpu-kubelet-plugin/nvlib.go",
+    "dra-imex-not-ready": GH + "kubernetes-sigs/dra-driver-nvidia-gpu/pull/333",
 }
 DRA_SIGNATURES = tuple(replace(sg, examples=(Example(DRA_EXAMPLES[sg.id], _DRA_SOURCES[sg.id]),))
                        for sg in DRA_SIGNATURES)
@@ -2126,6 +2190,11 @@ CAUSE_CHAIN: tuple[CauseLink, ...] = (
               "stage and every later operand wait: " + OP + "cmd/nvidia-validator/main.go)")
     for root in ("nouveau", "secure-boot", "kernel-headers", "precompiled-kernel",
                  "driver-os-mismatch", "driver-in-use", "gpu-unsupported", "gpu-init")),
+    # the Ubuntu image on another OS's node looks for that kernel's headers and precompiled
+    # packages, which no Ubuntu repository has
+    CauseLink("driver-os-mismatch", ("precompiled-kernel", "kernel-headers"),
+              DRV + "ubuntu22.04/precompiled/nvidia-driver (apt is asked for the running "
+              "kernel's linux-objects/linux-signatures packages)"),
     CauseLink("gpu-unsupported", ("gpu-init",),
               OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c (the module that refuses the GPU "
               "then fails to initialise it: RmInitAdapter failed)"),
