@@ -19,6 +19,7 @@ result into findings. :func:`analysis_findings` is shared with ``gpuxray contain
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import tomllib
 from collections.abc import Iterator
@@ -28,10 +29,13 @@ from typing import Any
 from gpuxray.checks.registry import check
 from gpuxray.engines.capacity import is_gpu_node
 from gpuxray.engines.containerd import Analysis, LostKey, analyse_host
-from gpuxray.engines.containerd.host import has_config
-from gpuxray.engines.containerd.merge import dig, nvidia_dump_lines
+from gpuxray.engines.containerd import defaults as D
+from gpuxray.engines.containerd.host import distribution, has_config, root_config
+from gpuxray.engines.containerd.merge import ROOT_CONFIG, dig, nvidia_dump_lines
 from gpuxray.engines.nodefacts import ABSENT, containerd_hosts, runs_containerd
 from gpuxray.engines.operator import operand_pods, plugins_inject_devices, pod_matches
+from gpuxray.knowledge import clusterpolicy as cpk
+from gpuxray.knowledge.distributions import by_kubelet
 from gpuxray.knowledge.signatures import CAUSE_BY_ID
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import CLUSTER, Evidence, Finding, Severity, Subject
@@ -56,8 +60,18 @@ def _runtime_hint(snap: Snapshot, node: str) -> str | None:
     return v or None
 
 
+def _kubelet(snap: Snapshot, node: str) -> str | None:
+    """The node's kubelet version, which names k3s/RKE2 (whose containerd reads its own file)."""
+    n = snap.node_by_name.get(node)
+    return (n.status.node_info.kubelet_version or None) if n is not None else None
+
+
 def host_analysis(snap: Snapshot, host: HostFacts) -> Analysis:
-    return analyse_host(host, _runtime_hint(snap, host.node))
+    return analyse_host(host, _runtime_hint(snap, host.node), _kubelet(snap, host.node))
+
+
+def host_has_config(snap: Snapshot, host: HostFacts) -> bool:
+    return has_config(host, _kubelet(snap, host.node))
 
 
 def version_evidence(a: Analysis) -> Evidence:
@@ -189,9 +203,9 @@ def analysis_findings(a: Analysis, subject: Subject) -> list[Finding]:
             *kept_out_findings(a, subject)]
 
 
-def _no_config(host: HostFacts, code: str) -> Finding:
-    return unknown(code, node_subject(host.node),
-                   host.source("files", "etc/containerd/config.toml"),
+def _no_config(snap: Snapshot, host: HostFacts, code: str) -> Finding:
+    root = root_config(host, _kubelet(snap, host.node))
+    return unknown(code, node_subject(host.node), host.source("files", root.lstrip("/")),
                    host.unreadable.get(ABSENT, "not in the bundle"))
 
 
@@ -200,8 +214,8 @@ def dropin_overwrote_cri(snap: Snapshot) -> Iterator[Finding]:
     """Seed §5: a 3-line registry drop-in replaced the whole CRI section on 1.7 and the nvidia
     runtime vanished; facts.md §1.1 (1.x replaces per plugin key), §1.2 (2.x mixed versions)."""
     for host in containerd_hosts(snap).values():
-        if not has_config(host):
-            yield _no_config(host, "GX501")
+        if not host_has_config(snap, host):
+            yield _no_config(snap, host, "GX501")
             continue
         a = host_analysis(snap, host)
         yield from lost_findings(a, node_subject(host.node))
@@ -214,8 +228,8 @@ def migration_dropped_dropin(snap: Snapshot) -> Iterator[Finding]:
     plugin.go`` ``migrateConfig``) takes only keys the v3 section lacks, so a root ``runtimes``
     table keeps every runtime of the drop-in out; 2.3 migrates each file before merging."""
     for host in containerd_hosts(snap).values():
-        if not has_config(host):
-            yield _no_config(host, "GX510")
+        if not host_has_config(snap, host):
+            yield _no_config(snap, host, "GX510")
             continue
         yield from kept_out_findings(host_analysis(snap, host), node_subject(host.node))
 
@@ -230,8 +244,8 @@ def config_invalid(snap: Snapshot) -> Iterator[Finding]:
     The host branch needs ``nodes/``; without it, one unknown names that input."""
     if snap.has(Input.HOSTS):
         for host in containerd_hosts(snap).values():
-            if not has_config(host):
-                yield _no_config(host, "GX509")
+            if not host_has_config(snap, host):
+                yield _no_config(snap, host, "GX509")
                 continue
             yield from problem_findings(host_analysis(snap, host), node_subject(host.node))
     else:
@@ -321,7 +335,7 @@ def config_not_applied(snap: Snapshot) -> Iterator[Finding]:
                                        f"{ft.path} modified {when}"))
             if details:
                 ev.append(Evidence(host.source("cmd", SYSTEMCTL_CMD), started_text))
-        a = host_analysis(snap, host) if has_config(host) else None
+        a = host_analysis(snap, host) if host_has_config(snap, host) else None
         usable = a is not None and a.complete and not a.fatal
         for cmd, parse, what in ((CRICTL_CMD, crictl_runtimes, "running daemon (crictl info)"),
                                  (DUMP_CMD, dump_runtimes, "containerd config dump")):
@@ -352,16 +366,67 @@ NO_RUNTIME = re.compile(r'no runtime for "(?P<handler>[^"]+)" is configured')
 
 def _wanted_handler(snap: Snapshot) -> tuple[str, bool, str]:
     """(handler name, toolkit evidently in use, why). facts.md §5.4: the operator creates
-    RuntimeClass ``nvidia`` (handler = name) and puts operands on it."""
-    rc = snap.runtimeclass_by_name.get(NVIDIA)
-    if rc is not None:
-        return rc.handler or NVIDIA, True, f"RuntimeClass nvidia (handler {rc.handler!r})"
-    users = [p for p in snap.runtime_class_pods if p.spec.runtime_class_name == NVIDIA]
-    if users:
-        p = users[0]
-        return NVIDIA, True, (f"pod {p.metadata.namespace}/{p.metadata.name} uses "
-                              "runtimeClassName nvidia")
+    RuntimeClass ``nvidia`` (handler = name) and puts operands on it — or the RuntimeClass its
+    ClusterPolicy names in ``spec.operator.runtimeClass`` (on AKS NVIDIA's docs set
+    ``nvidia-container-runtime``, the handler AgentBaker's GPU config has)."""
+    names = [NVIDIA]
+    if snap.clusterpolicies:
+        names.insert(0, cpk.runtime_class(snap.clusterpolicies[0]))
+    for name in dict.fromkeys(names):
+        rc = snap.runtimeclass_by_name.get(name)
+        if rc is not None:
+            return rc.handler or name, True, f"RuntimeClass {name} (handler {rc.handler!r})"
+        users = [p for p in snap.runtime_class_pods if p.spec.runtime_class_name == name]
+        if users:
+            p = users[0]
+            return name, True, (f"pod {p.metadata.namespace}/{p.metadata.name} uses "
+                                f"runtimeClassName {name}")
     return NVIDIA, False, "no RuntimeClass nvidia and no pod using it in the snapshot"
+
+
+def default_runs_nvidia(a: Analysis) -> bool:
+    """The default runtime's binary is an NVIDIA Container Runtime (AKS GPU pools, EKS's
+    accelerated images): pods without a runtimeClassName get the driver injected, so a
+    plugin that asks for no handler needs none (Azure/AgentBaker@06836ee2301e:pkg/agent/
+    baker.go ``containerdV1ConfigTemplate``, ``default_runtime_name = "nvidia-container-
+    runtime"`` on N-series sizes)."""
+    if not a.default_runtime:
+        return False
+    binary = dig(a.effective, D.runtime_plugin(a.version.line), "containerd", "runtimes",
+                 a.default_runtime, "options", "BinaryName")
+    return isinstance(binary, str) and posixpath.basename(binary).startswith(
+        "nvidia-container-runtime")
+
+
+def distribution_evidence(snap: Snapshot, host: HostFacts, a: Analysis) -> list[Evidence]:
+    """On k3s/RKE2 the file containerd reads is rendered at every start: name the template that
+    rendered it and where the fix goes (knowledge/distributions.py)."""
+    d = distribution(host, _kubelet(snap, host.node))
+    if d is None:
+        return []
+    ev: list[Evidence] = []
+    tmpl = next((t for t in d.templates if t.lstrip("/") in host.files), None)
+    if tmpl is not None:
+        text = host.files[tmpl.lstrip("/")]
+        keeps = [w for w, k in (("the base template", BASE_TEMPLATE), ("the detected runtimes",
+                                                                        EXTRA_RUNTIMES))
+                 if k.search(text)]
+        kept = (" and ".join(keeps) if keeps else
+                "neither the base template nor the detected runtimes (.ExtraRuntimes)")
+        ev.append(Evidence(host.source("files", tmpl.lstrip("/")),
+                           f"{d.name} renders {d.config} from this user template at every "
+                           f"start; it keeps {kept}"))
+    fix = (f"{d.name} overwrites {d.config} at every start: put the runtime in "
+           f"{d.templates[1]} (containerd 1.x) or {d.templates[0]} (2.x) starting with "
+           '{{ template "base" . }}, or on 2.x a drop-in in '
+           f"{posixpath.dirname(d.dropins)}/; {d.name} adds nvidia itself when "
+           "nvidia-container-runtime is in /usr/local/nvidia/toolkit or /usr/bin at its start")
+    ev.append(Evidence(a.source_of(a.root), fix))
+    return ev
+
+
+BASE_TEMPLATE = re.compile(r'\{\{-?\s*template\s+"base"')
+EXTRA_RUNTIMES = re.compile(r"\.ExtraRuntimes\b")
 
 
 def _nodes_running_on(snap: Snapshot, handler: str) -> set[str]:
@@ -394,7 +459,8 @@ def runtime_handler_missing(snap: Snapshot) -> Iterator[Finding]:
     names = list(dict.fromkeys([*gpu_nodes, *from_events,
                                 *(h for h in snap.hosts if not snap.has(Input.NODES))]))
     running = _nodes_running_on(snap, handler)
-    # a device plugin that injects devices itself (GKE's) needs no handler unless pods ask
+    # a device plugin that injects devices itself (GKE's) needs no handler unless pods ask;
+    # neither does one under a default runtime that is NVIDIA's (checked per node below)
     handler_needed = in_use or not plugins_inject_devices(snap)
     for node in names:
         subj = node_subject(node)
@@ -402,30 +468,101 @@ def runtime_handler_missing(snap: Snapshot) -> Iterator[Finding]:
         if not events and not runs_containerd(snap, node):
             continue  # containerd's handler table does not exist on a CRI-O node
         host = snap.hosts.get(node)
-        a = host_analysis(snap, host) if host is not None and has_config(host) else None
+        a = (host_analysis(snap, host) if host is not None and host_has_config(snap, host)
+             else None)
         files_ok = a is not None and a.complete and not a.fatal
         files_missing = (a is not None and files_ok and handler not in a.runtimes
-                         and handler_needed)
+                         and handler_needed and (in_use or not default_runs_nvidia(a)))
         if events or files_missing:
             ev = list(events)
-            if a is not None:
+            if a is not None and host is not None:
                 ev.append(Evidence(a.source_of(a.root),
                                    f"effective runtimes from {len(a.files)} file(s): "
                                    f"{runtimes_text(a)}"))
                 ev.append(version_evidence(a))
                 ev += [Evidence(a.source_of(u), "exists but no loaded config imports it: "
                                                 "never read") for u in a.unimported]
+                ev += distribution_evidence(snap, host, a)
             if not in_use and not events:
                 ev.append(Evidence(snap.source(Input.RUNTIMECLASSES),
                                    f"toolkit use not evident: {why}"))
             sev = Severity.ERROR if (in_use or events) else Severity.WARNING
             yield fail("GX301", subj, ev, severity=sev, node=node, handler=handler,
                        from_events=bool(events), from_files=files_missing,
-                       toolkit_in_use=in_use, runtimes=a.runtimes if a is not None else None)
+                       toolkit_in_use=in_use, runtimes=a.runtimes if a is not None else None,
+                       config=a.root if a is not None else None)
             continue
         if files_ok or node in running:
             continue  # the files give the handler, or pods run on it
         if node in gpu_nodes and (in_use or not snap.has(Input.RUNTIMECLASSES)):
-            yield unknown("GX301", subj, f"nodes/{node}/{CONFIG_INPUT}",
+            root = root_config(host, _kubelet(snap, node)) if host is not None else \
+                ROOT_CONFIG
+            yield unknown("GX301", subj, f"nodes/{node}/files{root}",
                           "not in the bundle (or not loadable), no handler event, and no pod on "
                           "runtimeClassName nvidia running on the node")
+
+
+# ----- GX512 from the operator's settings (k3s/RKE2) -----------------------------------------
+#: the operator's defaults when the toolkit env names no file or socket
+#: (NVIDIA/gpu-operator@v26.7.0:controllers/object_controls.go DefaultContainerdConfigFile,
+#: DefaultContainerdSocketFile)
+OPERATOR_DEFAULT_CONFIG = "/etc/containerd/config.toml"
+OPERATOR_DEFAULT_SOCKET = "/run/containerd/containerd.sock"
+
+
+def _toolkit_env(spec: dict[str, Any]) -> dict[str, str]:
+    toolkit = spec.get("toolkit")
+    env = toolkit.get("env") if isinstance(toolkit, dict) else None
+    return {str(e.get("name")): str(e.get("value", "")) for e in env or []
+            if isinstance(e, dict) and e.get("name")}
+
+
+def toolkit_config_not_read(snap: Snapshot) -> Iterator[Finding]:
+    """Seed §5 on k3s/RKE2: their containerd reads only the file they render
+    (knowledge/distributions.py), so the toolkit must be given it (``CONTAINERD_CONFIG``, and
+    ``CONTAINERD_SOCKET``); left at the operator's default it writes /etc/containerd, which
+    that containerd never reads, and signals a socket that does not exist. One finding per
+    k3s/RKE2 GPU node; an error unless the node's effective config has the handler anyway
+    (k3s adds ``nvidia`` itself when it finds the toolkit's binaries at a start)."""
+    if not snap.clusterpolicies:
+        return
+    cp = snap.clusterpolicies[0]
+    toolkit = cp.spec.get("toolkit")
+    if isinstance(toolkit, dict) and str(toolkit.get("enabled", True)).lower() == "false":
+        return
+    env = _toolkit_env(cp.spec)
+    config = env.get("CONTAINERD_CONFIG") or env.get("RUNTIME_CONFIG") or ""
+    socket = env.get("CONTAINERD_SOCKET") or env.get("RUNTIME_SOCKET") or ""
+    src = f"cluster/clusterpolicies.json {cp.metadata.name} spec.toolkit.env"
+    handler = cpk.runtime_class(cp)
+    for node in snap.nodes:
+        name = node.metadata.name
+        d = by_kubelet(node.status.node_info.kubelet_version)
+        if d is None or not is_gpu_node(node):
+            continue
+        wanted = config or OPERATOR_DEFAULT_CONFIG
+        if wanted in (d.config, *d.templates):
+            continue
+        ev = [Evidence(src, f"CONTAINERD_CONFIG={config}" if config else
+                       f"no CONTAINERD_CONFIG: the operator's default {OPERATOR_DEFAULT_CONFIG}"),
+              snap.ev(Input.NODES, f"{name}: kubeletVersion "
+                                   f"{node.status.node_info.kubelet_version}: {d.name} runs "
+                                   f"its own containerd on {d.config}")]
+        if (socket or OPERATOR_DEFAULT_SOCKET) != d.socket:
+            ev.append(Evidence(src, f"CONTAINERD_SOCKET={socket}" if socket else
+                               f"no CONTAINERD_SOCKET: the operator's default "
+                               f"{OPERATOR_DEFAULT_SOCKET}, not {d.name}'s {d.socket}"))
+        host = snap.hosts.get(name)
+        a = (host_analysis(snap, host) if host is not None and host_has_config(snap, host)
+             else None)
+        has_handler = a is not None and a.complete and not a.fatal and handler in a.runtimes
+        if a is not None:
+            ev.append(Evidence(a.source_of(a.root), f"effective runtimes: {runtimes_text(a)}"))
+        line = (f"the toolkit is configured to write {wanted}, which {d.name}'s containerd "
+                f"never reads (it reads {d.config}); set CONTAINERD_CONFIG={d.config} and "
+                f"CONTAINERD_SOCKET={d.socket} in the ClusterPolicy's toolkit env")
+        yield fail("GX512", node_subject(name), ev,
+                   severity=Severity.WARNING if has_handler else Severity.ERROR,
+                   subject_desc=name, line=line, node=name, distribution=d.name,
+                   toolkit_config=wanted, config=d.config, socket=socket or None,
+                   expected_socket=d.socket, handler_present=has_handler)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Iterator
 
+from gpuxray.checks.containerd import toolkit_config_not_read
 from gpuxray.checks.registry import check
 from gpuxray.engines.operator import pod_matches
 from gpuxray.engines.podscan import other_screens
@@ -108,8 +109,10 @@ def nvidia_runtime_not_default(snap: Snapshot) -> Iterator[Finding]:
 
 @check("GX512", needs=(Input.PODS,))
 def runtime_config_not_read(snap: Snapshot) -> Iterator[Finding]:
-    """The toolkit logs where it wrote the runtime; a path containerd does not import is lost."""
+    """The toolkit logs where it wrote the runtime; a path containerd does not import is lost.
+    On k3s/RKE2 the ClusterPolicy's toolkit env says it before any log does."""
     yield from _pod_code(snap, "GX512")
+    yield from toolkit_config_not_read(snap)
 
 
 @check("GX416", needs=(Input.HOSTS,))

@@ -76,6 +76,19 @@ def containerd_restart_policy(snap: Snapshot) -> Iterator[Finding]:
     gaps: list[tuple[str, str]] = []
     for nf in _containerd_facts(snap):
         setting = nf.unit_restart
+        parent = nf.distribution_restart
+        if parent is not None and (setting is None or nf.containerd_unit_absent):
+            # k3s/RKE2: containerd is the service's child and the service exits with it, so
+            # the service's Restart= brings it back (knowledge/distributions.py)
+            unit, setting = parent
+            if setting.value == "always":
+                continue
+            yield fail("GX503", _subject(nf), [Evidence(setting.source, setting.detail)],
+                       severity=Severity.INFO if setting.value in _RESTARTS_AFTER_SIGHUP
+                       else None, node=nf.name, restart=setting.value, unit=unit,
+                       restarts_after_sighup=setting.value in _RESTARTS_AFTER_SIGHUP,
+                       restart_usec="")
+            continue
         if setting is None:
             why = ("containerd.service is not a loaded unit (containerd may run under another "
                    "unit, e.g. k3s or rke2)" if nf.containerd_unit_absent else

@@ -18,7 +18,7 @@ import yaml
 
 from gpuxray.checks.registry import check
 from gpuxray.engines.capacity import GPU_PREFIXES, is_gpu_node, is_terminal
-from gpuxray.engines.nodefacts import runs_containerd
+from gpuxray.engines.nodefacts import containerd_config_collected, runs_containerd
 from gpuxray.engines.operator import (
     blocked_init,
     operand_of_pod,
@@ -454,7 +454,7 @@ def cdi_unresolvable(snap: Snapshot) -> Iterator[Finding]:
         # mirrors /etc/cdi and /var/run/cdi with it, BUNDLE.md); a node on another runtime has
         # none, so any collected file counts
         collected = host is not None and (
-            "etc/containerd/config.toml" in host.files if runs_containerd(snap, name)
+            containerd_config_collected(host) if runs_containerd(snap, name)
             else bool(host.files))
         if host is None or not collected or unreadable:
             stuck = [p for p in _stuck_gpu_pods(snap, name)

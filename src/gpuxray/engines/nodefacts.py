@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from gpuxray.engines.capacity import is_gpu_node
+from gpuxray.knowledge.distributions import DISTRIBUTIONS, config_keys
+from gpuxray.knowledge.distributions import UNIT_DIRS as DIST_UNIT_DIRS
 from gpuxray.model.finding import Evidence
 from gpuxray.model.snapshot import HostFacts, Input, Snapshot
 from gpuxray.sources.parsers.apt import AptConfig, parse_apt_conf
@@ -44,6 +46,7 @@ __all__ = [
     "RestartSetting",
     "SecureBoot",
     "Signature",
+    "containerd_config_collected",
     "driver_mode",
     "node_facts",
 ]
@@ -276,6 +279,29 @@ class NodeFacts:
         return RestartSetting(value, src or self.file_src(dropins[sorted(dropins)[0]]), detail)
 
     @cached_property
+    def distribution_restart(self) -> tuple[str, RestartSetting] | None:
+        """(unit, its ``Restart=``) of the k3s/RKE2 service whose child containerd is, from its
+        unit file and drop-ins (knowledge/distributions.py); None when no such unit file was
+        collected."""
+        for d in DISTRIBUTIONS:
+            for unit in d.units:
+                main = next((f"{dd}/{unit}" for dd in DIST_UNIT_DIRS
+                             if f"{dd}/{unit}" in self.host.files), None)
+                if main is None:
+                    continue
+                paths = [main, *sorted(
+                    p for dd in DIST_UNIT_DIRS for p in self.host.files
+                    if p.startswith(f"{dd}/{unit}.d/") and p.endswith(".conf"))]
+                value, src, detail = "no", self.file_src(main), "no Restart= (default no)"
+                for path in paths:
+                    for section, key, val, lineno in unit_directives(self.host.files[path]):
+                        if section == "Service" and key == "Restart":
+                            value = val or "no"
+                            src, detail = self.file_src(path), f"line {lineno}: Restart={val}"
+                return unit, RestartSetting(value, src, detail)
+        return None
+
+    @cached_property
     def containerd_unit_absent(self) -> bool:
         """systemctl prints defaults (``Restart=no``) for a unit it does not know, e.g. where
         k3s/rke2 run containerd themselves: no main PID, never active, no unit file."""
@@ -337,6 +363,12 @@ def runs_containerd(snap: Snapshot, node: str) -> bool:
         return True
     version = n.status.node_info.container_runtime_version
     return not version or version.startswith("containerd://")
+
+
+def containerd_config_collected(host: HostFacts) -> bool:
+    """The node's containerd config is in its facts: /etc/containerd/config.toml, or the file
+    k3s/RKE2 render for their own containerd (knowledge/distributions.py)."""
+    return any(k in host.files for k in ("etc/containerd/config.toml", *config_keys()))
 
 
 def containerd_hosts(snap: Snapshot) -> dict[str, HostFacts]:

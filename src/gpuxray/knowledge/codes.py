@@ -388,8 +388,9 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "reads (outside its imports, or a k3s/RKE2 config.toml regenerated from its template).",
        "{subject_desc}: {line}",
        "Write the runtime where containerd reads it: a file matched by config.toml's `imports` "
-       "(containerd 2.x: /etc/containerd/conf.d/*.toml), or on k3s/RKE2 the config.toml.tmpl "
-       "(toolkit CONTAINERD_CONFIG)."),
+       "(containerd 2.x: /etc/containerd/conf.d/*.toml); on k3s/RKE2 give the toolkit "
+       "CONTAINERD_CONFIG=/var/lib/rancher/<k3s|rke2>/agent/etc/containerd/config.toml and "
+       "CONTAINERD_SOCKET=/run/k3s/containerd/containerd.sock."),
     _c("GX513", "containerd-cri-disabled", E, "§5",
        "containerd's config disables the CRI plugin (`disabled_plugins = [\"cri\"]`, the file "
        "Docker's containerd.io package ships), so kubelet cannot use it.",

@@ -75,12 +75,38 @@ GKE_PLUGIN_IMAGE = "gcr.io/gke-release/nvidia-gpu-device-plugin@sha256:5881b0041
 
 
 @dataclass(frozen=True, slots=True)
+class Pool:
+    """The nodes' names, labels and GPUs (an EKS pool of 4-GPU A10G g5.12xlarge by default)."""
+
+    cpu_node: str = CPU_NODE
+    gpu_nodes: tuple[str, ...] = GPU_NODES
+    pool_label: str = "eks.amazonaws.com/nodegroup"
+    cpu_pool: str = "system"
+    gpu_pool: str = "gpu"
+    zone: str = "us-west-2a"
+    cpu_type: str = "m6i.2xlarge"
+    gpu_type: str = "g5.12xlarge"
+    product: str = "NVIDIA-A10G"  # the node's nvidia.com/gpu.product-like name
+    smi_name: str = "NVIDIA A10G"
+    lspci: str = "GA102GL [A10G] [10de:2237]"
+    device_id: str = "223710DE"
+    fb_total: float = 23028.0
+    gpu_taint: tuple[tuple[str, str], ...] = ()  # (key, value), NoSchedule
+    node_labels: tuple[tuple[str, str], ...] = ()  # extra labels on the GPU nodes
+
+
+EKS_POOL = Pool()
+
+
+@dataclass(frozen=True, slots=True)
 class Flavour:
     name: str
     os_image: str
     kernel: str
     containerd: str  # the version whose binary dumps the config
     plugin: str  # "static" (NVIDIA's manifest), "host" (a host service), "gke" (Google's)
+    pool: Pool = EKS_POOL
+    config_path: str = "etc/containerd/config.toml"
 
     @property
     def plugin_daemonset(self) -> bool:
@@ -102,36 +128,46 @@ FLAVOURS = (EKS_AL2023_C1, EKS_AL2023_C2, BOTTLEROCKET, GKE_COS)
 
 
 def build(flavour: Flavour, config_toml: str, *, dumper: Dumper | None = None) -> ClusterBuilder:
-    """A CPU node and two 4-GPU A10G nodes (g5.12xlarge) with ``config_toml`` as their
-    ``/etc/containerd/config.toml``, the device plugin (DaemonSet or host service), a training
-    pod on each GPU node, dcgm-exporter scrapes that show it busy, and the ClusterPolicy and
-    NVIDIADriver lists not served."""
+    """A CPU node and two 4-GPU nodes (g5.12xlarge A10G unless the flavour's pool says
+    otherwise) with ``config_toml`` as their containerd config, the device plugin (DaemonSet or
+    host service), a training pod on each GPU node, dcgm-exporter scrapes that show it busy,
+    and the ClusterPolicy and NVIDIADriver lists not served."""
     b = ClusterBuilder()
-    common = {"eks.amazonaws.com/nodegroup": "gpu", "topology.kubernetes.io/zone": "us-west-2a"}
-    b.node(CPU_NODE, labels={**common, "eks.amazonaws.com/nodegroup": "system",
-                             "node.kubernetes.io/instance-type": "m6i.2xlarge"},
+    pool = flavour.pool
+    common = {pool.pool_label: pool.gpu_pool, "topology.kubernetes.io/zone": pool.zone}
+    b.node(pool.cpu_node, labels={**common, pool.pool_label: pool.cpu_pool,
+                                  "node.kubernetes.io/instance-type": pool.cpu_type},
            os_image=flavour.os_image, kernel=flavour.kernel, runtime=flavour.runtime)
-    for n in GPU_NODES:
-        b.node(n, gpus=GPUS, gpu_labels=False, product="NVIDIA-A10G",
-               labels={**common, "node.kubernetes.io/instance-type": "g5.12xlarge"},
+    for n in pool.gpu_nodes:
+        b.node(n, gpus=GPUS, gpu_labels=False, product=pool.product,
+               labels={**common, "node.kubernetes.io/instance-type": pool.gpu_type,
+                       **dict(pool.node_labels)},
                os_image=flavour.os_image, kernel=flavour.kernel, runtime=flavour.runtime)
+        if pool.gpu_taint:
+            b.find("nodes", n)["spec"]["taints"] = [
+                {"key": k, "value": v, "effect": "NoSchedule"} for k, v in pool.gpu_taint]
     if flavour.plugin == "gke":
-        for n in GPU_NODES:
+        for n in pool.gpu_nodes:
             node = b.find("nodes", n)
             node["metadata"]["labels"]["cloud.google.com/gke-accelerator"] = "nvidia-a10g"
             node["spec"]["taints"] = [{"key": "nvidia.com/gpu", "value": "present",
                                        "effect": "NoSchedule"}]
         _gke_plugin(b)
     elif flavour.plugin == "static":
-        _static_plugin(b)
-    # GKE's ExtendedResourceToleration admission adds the GPU taint's toleration
+        _static_plugin(b, pool)
+    # GKE's ExtendedResourceToleration admission adds the GPU taint's toleration; a pool taint
+    # (AKS's sku=gpu) is tolerated by the workload itself
     tol = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-    for i, n in enumerate(GPU_NODES):
+    tol += [{"key": k, "operator": "Equal", "value": v, "effect": "NoSchedule"}
+            for k, v in pool.gpu_taint]
+    for i, n in enumerate(pool.gpu_nodes):
         pod = f"train-{i}"
-        b.pod("ml", pod, node=n, gpus=2, tolerations=tol if flavour.plugin == "gke" else None)
-        gpus = [Gpu(k, util=85.0, fb_used=20000.0, fb_total=23028.0, namespace="ml", pod=pod,
-                    container="main") for k in range(2)]
-        b.metrics(n, scrape(n, gpus + [Gpu(k, fb_total=23028.0) for k in range(2, GPUS)]))
+        b.pod("ml", pod, node=n, gpus=2,
+              tolerations=tol if flavour.plugin == "gke" or pool.gpu_taint else None)
+        gpus = [Gpu(k, util=85.0, fb_used=min(20000.0, pool.fb_total - 1000.0),
+                    fb_total=pool.fb_total, namespace="ml", pod=pod, container="main")
+                for k in range(2)]
+        b.metrics(n, scrape(n, gpus + [Gpu(k, fb_total=pool.fb_total) for k in range(2, GPUS)]))
         _host(b, n, flavour, config_toml, dumper)
     for kind in ("daemonsets", "events", "configmaps", "deployments", "replicasets", "jobs",
                  "statefulsets", "runtimeclasses", "resourcequotas"):
@@ -143,13 +179,15 @@ def build(flavour: Flavour, config_toml: str, *, dumper: Dumper | None = None) -
     return b
 
 
-def _static_plugin(b: ClusterBuilder) -> None:
+def _static_plugin(b: ClusterBuilder, pool: Pool = EKS_POOL) -> None:
     """The static manifest's DaemonSet: every node (no selector), one Running pod each."""
-    nodes = [CPU_NODE, *GPU_NODES]
+    nodes = [pool.cpu_node, *pool.gpu_nodes]
     labels = {"name": "nvidia-device-plugin-ds"}
+    tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    tolerations += [{"key": k, "operator": "Equal", "value": v, "effect": "NoSchedule"}
+                    for k, v in pool.gpu_taint]
     ds = b.daemonset("kube-system", "nvidia-device-plugin-daemonset", node_selector={},
-                     tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists",
-                                   "effect": "NoSchedule"}],
+                     tolerations=tolerations,
                      containers=["nvidia-device-plugin-ctr"], desired=len(nodes), labels=labels)
     ds["spec"]["template"]["spec"].pop("nodeSelector", None)
     ctr = ds["spec"]["template"]["spec"]["containers"][0]
@@ -184,8 +222,8 @@ def _gke_plugin(b: ClusterBuilder) -> None:
 
 def _host(b: ClusterBuilder, node: str, flavour: Flavour, config_toml: str,
           dump: Dumper | None) -> None:
-    files = {"etc/containerd/config.toml": config_toml}
-    b.host_file(node, "etc/containerd/config.toml", config_toml)
+    files = {flavour.config_path: config_toml}
+    b.host_file(node, flavour.config_path, config_toml)
     if dump is not None:
         dumped = dump(files, flavour.containerd)
         b.host_cmd(node, "containerd-config-dump.toml", dumped)
@@ -209,24 +247,24 @@ def _host(b: ClusterBuilder, node: str, flavour: Flavour, config_toml: str,
     b.host_file(node, "etc/os-release", f'PRETTY_NAME="{flavour.os_image}"\n{os_id}')
     driver_loaded(b, node, flavour.kernel, DRIVER_VERSION, "Wed Jul 16 21:43:49 UTC 2025")
     b.host_cmd(node, "lspci-nvidia.txt", "".join(
-        f"{0x1b + i:02x}:00.0 3D controller [0302]: NVIDIA Corporation GA102GL [A10G] "
-        "[10de:2237] (rev a1)\n" for i in range(GPUS)))
+        f"{0x1b + i:02x}:00.0 3D controller [0302]: NVIDIA Corporation {flavour.pool.lspci} "
+        "(rev a1)\n" for i in range(GPUS)))
     b.host_cmd(node, "systemctl-show-fabricmanager.txt",
                "ActiveState=inactive\nSubState=dead\nLoadState=not-found\n")
-    b.host_cmd(node, "nvidia-smi-q.xml", _smi_xml())
+    b.host_cmd(node, "nvidia-smi-q.xml", _smi_xml(flavour.pool))
 
 
-def _smi_xml() -> str:
+def _smi_xml(pool: Pool = EKS_POOL) -> str:
     gpus = []
     for i in range(GPUS):
         bus = f"00000000:{0x1b + i:02X}:00.0"
-        gpus.append(f'  <gpu id="{bus}">\n    <product_name>NVIDIA A10G</product_name>\n'
+        gpus.append(f'  <gpu id="{bus}">\n    <product_name>{pool.smi_name}</product_name>\n'
                     "    <mig_mode><current_mig>N/A</current_mig><pending_mig>N/A</pending_mig>"
                     "</mig_mode>\n"
                     f"    <uuid>GPU-5b1f0a3c-9d2e-4f61-8a7b-0c{i:02d}e4d5f6a7</uuid>\n"
-                    f"    <pci><pci_device_id>223710DE</pci_device_id><pci_bus_id>{bus}"
+                    f"    <pci><pci_device_id>{pool.device_id}</pci_device_id><pci_bus_id>{bus}"
                     "</pci_bus_id></pci>\n"
-                    "    <fb_memory_usage><total>23028 MiB</total><used>0 MiB</used>"
+                    f"    <fb_memory_usage><total>{pool.fb_total:.0f} MiB</total><used>0 MiB</used>"
                     "</fb_memory_usage>\n"
                     "    <fabric><state>N/A</state><status>N/A</status></fabric>\n  </gpu>")
     return (f'<?xml version="1.0" ?>\n<nvidia_smi_log>\n  <driver_version>{DRIVER_VERSION}'

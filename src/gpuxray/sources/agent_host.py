@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from gpuxray.sources.host import HostCollection, collect_host, run_command
+from gpuxray.sources.host import CONTAINERD_DIRS, HostCollection, collect_host, run_command
 
 __all__ = ["AGENT_COMMANDS", "agent_runner"]
 
@@ -76,7 +76,7 @@ def agent_runner() -> Runner:
                 err += (e or "") + "\n"
             else:
                 errs[name] = err.strip() or "not run"
-        conf = sorted(f for f in files if f.startswith("etc/containerd/"))
+        conf = sorted(f for f in files if f.startswith(CONTAINERD_DIRS))
         if conf:
             out, e = run_command(("stat", "-c", "%n %Y", *(f"{base}/{f}" for f in conf)),
                                  timeout)

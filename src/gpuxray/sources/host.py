@@ -34,6 +34,7 @@ from typing import Any
 
 from gpuxray import __version__
 from gpuxray.errors import InputError, UsageError
+from gpuxray.knowledge.distributions import DISTRIBUTIONS, RKE2, unit_paths
 from gpuxray.model.snapshot import HostFacts, Input, InputState, Snapshot
 from gpuxray.sources.files import HOST_FILE_LIMIT, read_tail
 from gpuxray.sources.redact import REDACTED as REDACTED_TEXT
@@ -41,11 +42,13 @@ from gpuxray.sources.redact import redact_text
 
 __all__ = [
     "COMMANDS",
+    "CONTAINERD_DIRS",
     "FAKE_CMD_DIR",
     "FILE_PATTERNS",
     "HostCollection",
     "collect_host",
     "host_snapshot",
+    "is_containerd_file",
     "redact",
     "save_host",
 ]
@@ -72,7 +75,21 @@ FILE_PATTERNS: tuple[str, ...] = (
     "etc/apt/apt.conf.d/*unattended*",
     "etc/apt/apt.conf.d/*auto-upgrades*",
     "etc/apt/apt.conf.d/*periodic*",
+    # k3s/RKE2: the config their own containerd reads, the user's template that renders it,
+    # and the version-3 drop-ins (knowledge/distributions.py)
+    *(f"{d.config_dir.lstrip('/')}/{name}" for d in DISTRIBUTIONS
+      for name in ("config.toml", "config.toml.tmpl", "config-v3.toml.tmpl",
+                   "config-v3.toml.d/*.toml")),
+    *unit_paths(),  # the k3s/RKE2 service whose child containerd is (its Restart=)
 )
+CONTAINERD_DIRS: tuple[str, ...] = ("etc/containerd/",
+                                    *(d.config_dir.lstrip("/") + "/" for d in DISTRIBUTIONS))
+
+
+def is_containerd_file(rel: str) -> bool:
+    """A containerd config file or k3s/RKE2 template (host path without "/"): redacted as TOML,
+    its ``imports`` followed, its mtime stat'ed."""
+    return rel.startswith(CONTAINERD_DIRS) and rel.endswith((".toml", ".tmpl"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,9 +101,17 @@ class CommandSpec:
 
 
 _STATIC_COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec("containerd-version.txt", (("containerd", "--version"),)),
-    CommandSpec("containerd-config-dump.toml", (("containerd", "config", "dump"),)),
-    CommandSpec("crictl-info.json", (("crictl", "info"),)),
+    CommandSpec("containerd-version.txt", (("containerd", "--version"),
+                                           (f"{RKE2.data_dir}/bin/containerd", "--version"))),
+    # RKE2 keeps its containerd and crictl in its own bin dir, off PATH; k3s links crictl
+    # into /usr/local/bin (its install.sh) and answers on its own socket
+    CommandSpec("containerd-config-dump.toml", (
+        ("containerd", "config", "dump"),
+        (f"{RKE2.data_dir}/bin/containerd", "--config", RKE2.config, "config", "dump"))),
+    CommandSpec("crictl-info.json", (
+        ("crictl", "info"),
+        (f"{RKE2.data_dir}/bin/crictl", "--runtime-endpoint", f"unix://{RKE2.socket}",
+         "info"))),
     CommandSpec("systemctl-show-containerd.txt", (
         ("systemctl", "show", "containerd", "-p",
          "Restart,RestartUSec,ActiveEnterTimestamp,ExecMainPID,ExecMainStartTimestamp,NRestarts"),)),
@@ -137,7 +162,7 @@ def redact_kind(rel: str) -> str | None:
     """Which structured redaction a host file or command output takes (``toml``, ``json``),
     or None for none; shared with the node agent and the operand reader, which save the same
     files."""
-    if rel.startswith("etc/containerd/") and rel.endswith(".toml"):
+    if is_containerd_file(rel):
         return "toml"
     if rel == "cmd:containerd-config-dump.toml":
         return "toml"
@@ -240,7 +265,7 @@ def _collect_files(root: Path) -> tuple[dict[str, str], dict[str, str]]:
             continue
         kind = redact_kind(rel)
         files[rel] = redact(text, kind) if kind else text
-        if rel.startswith("etc/containerd/") and rel.endswith(".toml"):
+        if is_containerd_file(rel) and rel.endswith(".toml"):
             for imp in _containerd_imports(text, rel):
                 queue.extend(_expand(root, imp) if "*" in imp else [imp])
     return files, unreadable
@@ -346,7 +371,7 @@ def _collect_cmds(root: Path | None, files: Iterable[str], timeout: float,
         if err and "command not found" in err and out is None:
             notes.append(f"{spec.name}: {err.splitlines()[0]}")
         keep(spec.name, out, err)
-    conf = sorted("/" + f for f in files if f.startswith("etc/containerd/"))
+    conf = sorted("/" + f for f in files if f.startswith(CONTAINERD_DIRS))
     if conf:
         keep("stat-containerd-config.txt", *run_command(("stat", "-c", "%n %Y", *conf), timeout))
     nv, note = _nvml()

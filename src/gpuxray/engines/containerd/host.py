@@ -1,6 +1,10 @@
 """The engine applied to one bundle node (BUNDLE.md ``nodes/<node>/``): which containerd it
 runs, and what its config files give.
 
+The root config is ``/etc/containerd/config.toml``, or on k3s/RKE2 the file they render and
+their own containerd reads (:mod:`gpuxray.knowledge.distributions`): chosen by the node's
+kubelet version where the cluster is known, else by which of the files the host has.
+
 The version comes from ``cmd/containerd-version.txt``, else the node's
 ``status.nodeInfo.containerRuntimeVersion``, else :data:`versions.DEFAULT_VERSION` — and the
 result says which (``ResolvedVersion.source``/``assumed``), so an assumption is never hidden.
@@ -8,15 +12,16 @@ result says which (``ResolvedVersion.source``/``assumed``), so an assumption is 
 
 from __future__ import annotations
 
-from gpuxray.engines.containerd.merge import ROOT_CONFIG, analyse
+from gpuxray.engines.containerd.merge import DROPIN_DIRS, ROOT_CONFIG, analyse
 from gpuxray.engines.containerd.model import Analysis
 from gpuxray.engines.containerd.reader import FactsReader
 from gpuxray.engines.containerd.versions import ResolvedVersion, resolve_version
+from gpuxray.knowledge.distributions import DISTRIBUTIONS, Distribution, by_kubelet
 from gpuxray.model.snapshot import HostFacts
 
 VERSION_CMD = "containerd-version.txt"
 
-_CACHE: dict[tuple[int, str | None], tuple[HostFacts, Analysis]] = {}
+_CACHE: dict[tuple[int, str | None, str | None], tuple[HostFacts, Analysis]] = {}
 _CACHE_MAX = 512
 
 
@@ -29,29 +34,53 @@ def host_version(host: HostFacts, version: str | None = None) -> ResolvedVersion
                             else "given version"))
 
 
-def has_config(host: HostFacts) -> bool:
-    key = ROOT_CONFIG.lstrip("/")
+def _present(host: HostFacts, path: str) -> bool:
+    key = path.lstrip("/")
     return key in host.files or key in host.unreadable
 
 
-def analyse_host(host: HostFacts, version: str | None = None) -> Analysis:
+def distribution(host: HostFacts, kubelet: str | None = None) -> Distribution | None:
+    """k3s/RKE2 when the node's kubelet version names it (``v1.30.14+k3s1``); a kubelet that
+    names none means the node's containerd reads /etc/containerd. Without a kubelet version,
+    the host's files decide: a rendered k3s/RKE2 config exists only where that distribution
+    runs its own containerd."""
+    if kubelet:
+        return by_kubelet(kubelet)
+    return next((d for d in DISTRIBUTIONS if _present(host, d.config)), None)
+
+
+def root_config(host: HostFacts, kubelet: str | None = None) -> str:
+    """The config file the node's containerd loads first (absolute host path)."""
+    d = distribution(host, kubelet)
+    return d.config if d is not None else ROOT_CONFIG
+
+
+def has_config(host: HostFacts, kubelet: str | None = None) -> bool:
+    return _present(host, root_config(host, kubelet))
+
+
+def analyse_host(host: HostFacts, version: str | None = None,
+                 kubelet: str | None = None) -> Analysis:
     """Simulate the node's containerd config load (cached per HostFacts object)."""
-    ck = (id(host), version)
+    ck = (id(host), version, kubelet)
     hit = _CACHE.get(ck)
     if hit is not None and hit[0] is host:
         return hit[1]
     rv = host_version(host, version)
     reader = FactsReader(host.files, host.unreadable, f"nodes/{host.node}/files/")
-    a = analyse(reader, rv)
+    d = distribution(host, kubelet)
+    a = (analyse(reader, rv) if d is None else
+         analyse(reader, rv, d.config, dropin_dirs=(d.dropins, *DROPIN_DIRS)))
     if len(_CACHE) >= _CACHE_MAX:
         _CACHE.clear()
     _CACHE[ck] = (host, a)
     return a
 
 
-def node_runtime_handlers(host: HostFacts, version: str | None = None) -> set[str] | None:
+def node_runtime_handlers(host: HostFacts, version: str | None = None,
+                          kubelet: str | None = None) -> set[str] | None:
     """The runtime handlers the node's config files give; None when config.toml is not in the
     bundle (not collected — never read as "no handlers")."""
-    if not has_config(host):
+    if not has_config(host, kubelet):
         return None
-    return set(analyse_host(host, version).runtimes)
+    return set(analyse_host(host, version, kubelet).runtimes)

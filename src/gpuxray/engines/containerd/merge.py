@@ -505,11 +505,14 @@ def _parse(text: str) -> Table:
 
 
 def analyse(reader: ConfigReader, rv: ResolvedVersion, root: str = ROOT_CONFIG, *,
-            cwd: str = "/", extra_imports: tuple[str, ...] = ()) -> Analysis:
+            cwd: str = "/", extra_imports: tuple[str, ...] = (),
+            dropin_dirs: tuple[str, ...] | None = None) -> Analysis:
     """Load ``root`` and everything it imports through ``reader`` as containerd ``rv`` would.
 
     ``extra_imports`` are appended to the root's ``imports`` (the ``--add`` what-if when the
-    added file lands in no import glob).
+    added file lands in no import glob). ``dropin_dirs``: the globs where drop-ins that no
+    loaded file imports are looked for (default :data:`DROPIN_DIRS`, and only for the stock
+    root; a k3s/RKE2 root passes its own).
     """
     a = Analysis(version=rv, root=root)
     m = _Merge(rv)
@@ -592,7 +595,9 @@ def analyse(reader: ConfigReader, rv: ResolvedVersion, root: str = ROOT_CONFIG, 
     if a.files and not a.fatal:
         a.problems += m.validate(sources)
     _finish(a, m)
-    if root == ROOT_CONFIG:
+    if dropin_dirs is not None:
+        _unimported(a, reader, cwd, dropin_dirs)
+    elif root == ROOT_CONFIG:
         _unimported(a, reader, cwd)
     return a
 
@@ -602,11 +607,12 @@ def analyse(reader: ConfigReader, rv: ResolvedVersion, root: str = ROOT_CONFIG, 
 DROPIN_DIRS = ("/etc/containerd/conf.d/*.toml", "/etc/containerd/config.d/*.toml")
 
 
-def _unimported(a: Analysis, reader: ConfigReader, cwd: str) -> None:
+def _unimported(a: Analysis, reader: ConfigReader, cwd: str,
+                dirs: tuple[str, ...] = DROPIN_DIRS) -> None:
     """Drop-ins that exist but that no loaded file imports: containerd never reads them (2.2+
     has conf.d in its *defaults*, but follows it only when config.toml lists it, §1.2)."""
     loaded = {_abs(f.path, cwd) for f in a.files}
-    for pattern in DROPIN_DIRS:
+    for pattern in dirs:
         try:
             found = reader.glob(pattern, MAX_FILES)
         except TooManyMatches:

@@ -12,7 +12,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from gpuxray.engines.containerd import defaults as D
-from gpuxray.engines.containerd.host import has_config, host_version
+from gpuxray.engines.containerd.host import has_config, host_version, root_config
 from gpuxray.engines.containerd.merge import ROOT_CONFIG, analyse, dig, import_patterns
 from gpuxray.engines.containerd.model import Analysis, Problem
 from gpuxray.engines.containerd.reader import ConfigReader, FactsReader, OverlayReader
@@ -169,7 +169,8 @@ def change_host(host: HostFacts, hint: str | None, *, add: tuple[str, str, str] 
         return NodeChange(host.node, None, reason="config.toml not in the bundle")
     rv = host_version(host, hint)
     reader = FactsReader(host.files, host.unreadable, f"nodes/{host.node}/files/")
-    return change_tree(reader, rv, add=add, remove=remove, node=host.node)
+    return change_tree(reader, rv, add=add, remove=remove, node=host.node,
+                       root=root_config(host))
 
 
 @dataclass(frozen=True, slots=True)
