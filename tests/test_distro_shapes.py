@@ -323,3 +323,23 @@ def test_standalone_flavours_keep_their_pool() -> None:
     """The pool parameters the AKS flavours use leave the EKS flavours as they were."""
     assert st.EKS_AL2023_C1.pool == st.EKS_POOL
     assert st.EKS_POOL.gpu_nodes == st.GPU_NODES and st.EKS_POOL.fb_total == 23028.0
+
+
+def test_node_agent_mounts_the_distributions_config_dir() -> None:
+    """The live node agent on k3s/RKE2 nodes also mounts the rendered config's directory (only
+    for the distributions the selected nodes' kubelets name)."""
+    from gpuxray.knowledge import agent_manifests as am
+
+    extra = am.distribution_mounts(["v1.30.14+k3s1", "v1.30.14+k3s1", "v1.30.14+rke2r1",
+                                    "v1.31.4"])
+    assert [(m.name, m.path, m.kind) for m in extra] == [
+        ("k3s-containerd", K3S.config_dir, "Directory"),
+        ("rke2-containerd", RKE2.config_dir, "Directory")]
+    assert am.distribution_mounts(["v1.31.4", "v1.30.5-eks-1234"]) == ()
+    ds = am.daemonset("ns", "r1", image="i", node_selector={}, all_taints=False, hold_s=60,
+                      extra_mounts=extra[:1])
+    spec = ds["spec"]["template"]["spec"]
+    assert {"name": "k3s-containerd", "hostPath": {"path": K3S.config_dir,
+                                                   "type": "Directory"}} in spec["volumes"]
+    assert {"name": "k3s-containerd", "mountPath": f"/host{K3S.config_dir}",
+            "readOnly": True} in spec["containers"][0]["volumeMounts"]

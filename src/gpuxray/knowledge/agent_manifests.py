@@ -16,10 +16,12 @@ lists, under ``/host`` (``gpuxray node --root /host``), plus the journal directo
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from gpuxray import __version__
+from gpuxray.knowledge.distributions import by_kubelet
 
 AGENT_NAME = "gpuxray-node-agent"
 NAMESPACE_PREFIX = "gpuxray-agent-"
@@ -122,20 +124,34 @@ AGENT_SCRIPT = (
 )
 
 
+def distribution_mounts(kubelet_versions: Iterable[str]) -> tuple[HostMount, ...]:
+    """The k3s/RKE2 containerd config directory of each distribution the selected nodes'
+    kubelets name (knowledge/distributions.py): that containerd reads nothing under
+    /etc/containerd. Typed ``Directory``: it is only mounted where the kubelet says the
+    distribution renders it, and a missing one makes the node unknown instead of creating it."""
+    found = {d.name: d for v in kubelet_versions if (d := by_kubelet(v)) is not None}
+    return tuple(HostMount(f"{d.name}-containerd", d.config_dir, "Directory",
+                           f"the config {d.name} renders for its containerd, the user's "
+                           "template and drop-ins")
+                 for _, d in sorted(found.items()))
+
+
 def daemonset(ns: str, run_id: str, *, image: str, node_selector: dict[str, str],
               all_taints: bool, hold_s: int, cmd_timeout_s: int = 15,
-              owner: dict[str, str] | None = None) -> dict[str, Any]:
+              owner: dict[str, str] | None = None,
+              extra_mounts: tuple[HostMount, ...] = ()) -> dict[str, Any]:
     """The agent DaemonSet. ``owner`` (the namespace's apiVersion/kind/name/uid) is recorded as
-    an ownerReference for readers; deletion itself comes from the namespace."""
+    an ownerReference for readers; deletion itself comes from the namespace.
+    ``extra_mounts``: :func:`distribution_mounts` of the selected nodes."""
     labels = {"app.kubernetes.io/name": AGENT_NAME, MANAGED_LABEL[0]: MANAGED_LABEL[1],
               RUN_LABEL: run_id}
     meta: dict[str, Any] = {"name": AGENT_NAME, "namespace": ns, "labels": labels}
     if owner:
         meta["ownerReferences"] = [{**owner, "blockOwnerDeletion": False, "controller": False}]
     volumes = [{"name": m.name, "hostPath": {"path": m.path, "type": m.kind}}
-               for m in HOST_MOUNTS]
+               for m in (*HOST_MOUNTS, *extra_mounts)]
     mounts = [{"name": m.name, "mountPath": HOST_ROOT + m.path, "readOnly": True}
-              for m in HOST_MOUNTS]
+              for m in (*HOST_MOUNTS, *extra_mounts)]
     script = AGENT_SCRIPT.format(root=HOST_ROOT, cmd_timeout=cmd_timeout_s, hold=hold_s)
     container = {
         "name": CONTAINER, "image": image, "imagePullPolicy": "IfNotPresent",

@@ -87,12 +87,15 @@ RKE2 = Distribution("rke2", "/var/lib/rancher/rke2", "+rke2",
                     "the rke2 data dir); https://docs.rke2.io/advanced#configuring-containerd",
                     ("rke2-server.service", "rke2-agent.service"))
 #: where the installers put those units, in systemd's precedence order
-UNIT_DIRS = ("etc/systemd/system", "usr/local/lib/systemd/system", "usr/lib/systemd/system")
+UNIT_DIRS = ("etc/systemd/system", "usr/local/lib/systemd/system", "usr/lib/systemd/system",
+             "lib/systemd/system")
 
 SOURCES = {
     "UNIT_DIRS": "k3s-io/k3s install.sh (FILE_K3S_SERVICE under /etc/systemd/system); "
                  "rancher/rke2@v1.30.14+rke2r1:install.sh (tarball units under "
-                 "/usr/local/lib/systemd/system, or /etc/systemd/system with a custom prefix)",
+                 "/usr/local/lib/systemd/system, or /etc/systemd/system with a custom prefix; "
+                 "the RPM's under /usr/lib/systemd/system, which is /lib/systemd/system on "
+                 "merged-/usr hosts)",
 }
 DISTRIBUTIONS: tuple[Distribution, ...] = (K3S, RKE2)
 

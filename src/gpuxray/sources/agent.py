@@ -151,8 +151,9 @@ def run_agent(root: Path, client: Client, writes: ClusterWrites, opts: AgentOpti
     if not nodes:
         report.errors.append(("nodes/", f"no node matches {sel_q}"))
         return report
+    extra = am.distribution_mounts(n.status.node_info.kubelet_version for n in nodes)
     ds = am.daemonset(ns_name, run_id, image=opts.image, node_selector=selector,
-                      all_taints=opts.all_taints, hold_s=opts.hold_s)
+                      all_taints=opts.all_taints, hold_s=opts.hold_s, extra_mounts=extra)
     template = _template_pod(ds)
     waiting: dict[str, str] = {}
     for node in nodes:
@@ -178,7 +179,8 @@ def run_agent(root: Path, client: Client, writes: ClusterWrites, opts: AgentOpti
         if hook:
             hook("namespace", ns_name)
         ds = am.daemonset(ns_name, run_id, image=opts.image, node_selector=selector,
-                          all_taints=opts.all_taints, hold_s=opts.hold_s, owner=owner)
+                          all_taints=opts.all_taints, hold_s=opts.hold_s, owner=owner,
+                          extra_mounts=extra)
         writes.create_daemonset(ns_name, ds)
         if hook:
             hook("daemonset", ns_name)

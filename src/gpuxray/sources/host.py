@@ -79,7 +79,7 @@ FILE_PATTERNS: tuple[str, ...] = (
     # and the version-3 drop-ins (knowledge/distributions.py)
     *(f"{d.config_dir.lstrip('/')}/{name}" for d in DISTRIBUTIONS
       for name in ("config.toml", "config.toml.tmpl", "config-v3.toml.tmpl",
-                   "config-v3.toml.d/*.toml")),
+                   "config.toml.d/*.toml", "config-v3.toml.d/*.toml")),
     *unit_paths(),  # the k3s/RKE2 service whose child containerd is (its Restart=)
 )
 CONTAINERD_DIRS: tuple[str, ...] = ("etc/containerd/",
