@@ -6,6 +6,9 @@ are undone before any parser reads it."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from gpuxray.checks.engine import run_all
@@ -351,3 +354,61 @@ def test_described_tolerations_decide_gx402_only_when_kubectl_printed_them(print
     assert ("GX402" in _fails(text)) is printed
     ev = _evidence(text)
     assert ev.spec_unknown == (set() if printed else {"nvidia-device-plugin-daemonset"})
+
+
+# ----- describe output as tickets mangle it --------------------------------------------------
+DATA = Path(__file__).parent / "data" / "mustgather"
+
+
+def _mangle(text: str, how: str) -> str:
+    lines = text.splitlines()
+    if how == "tabs":  # one tab per kubectl level (an editor's conversion)
+        return "\n".join(re.sub(r"^( +)", lambda m: "\t" * (len(m.group(1)) // 2), ln)
+                         for ln in lines)
+    if how == "no-indent":  # chat clients drop leading blanks
+        return "\n".join(ln.strip() for ln in lines)
+    if how == "quoted":
+        return "\n".join("> " + ln for ln in lines)
+    assert how == "crlf-ansi"
+    return "\r\n".join(f"\x1b[0m{ln}" for ln in lines)
+
+
+MANGLES = ["tabs", "no-indent", "quoted", "crlf-ansi"]
+
+
+@pytest.mark.parametrize("how", MANGLES)
+def test_a_mangled_describe_pod_keeps_its_containers(how: str) -> None:
+    text = (DATA / "describe_pod_driver_crashloop.txt").read_text()
+    (pod,) = _evidence(_mangle(text, how)).snapshot.pods
+    (c,) = pod.spec.containers
+    (st,) = pod.status.container_statuses
+    assert (c.name, c.image, c.resources.limits) == (
+        "nvidia-driver-ctr", "nvcr.io/nvidia/driver:580.95.05-ubuntu24.04",
+        {"cpu": "2", "memory": "4Gi"})
+    assert (st.restart_count, st.state.waiting.reason if st.state.waiting else "") == (
+        14, "CrashLoopBackOff")
+    assert st.last_state.terminated is not None and st.last_state.terminated.exit_code == 1
+    (gpu_pod,) = _evidence(_mangle((DATA / "describe_pod_pending.txt").read_text(),
+                                   how)).snapshot.pods
+    assert gpu_pod.spec.containers[0].resources.limits == {"nvidia.com/gpu": "2"}
+
+
+@pytest.mark.parametrize("how", MANGLES)
+def test_a_mangled_describe_node_keeps_its_arithmetic(how: str) -> None:
+    text = (DATA / "describe_node_cordoned.txt").read_text()
+    (node,) = _evidence(_mangle(text, how)).snapshot.nodes
+    assert (node.status.capacity["nvidia.com/gpu"], node.status.allocatable["nvidia.com/gpu"],
+            node.status.described_allocated["nvidia.com/gpu"]) == ("8", "7", "4")
+    assert len(node.spec.taints) == 3
+
+
+def test_a_describe_cut_mid_block_keeps_what_it_shows() -> None:
+    lines = (DATA / "describe_node_cordoned.txt").read_text().splitlines()
+    cut = next(i for i, ln in enumerate(lines) if ln.startswith("Allocatable:")) + 2
+    (node,) = _evidence("\n".join(lines[:cut])).snapshot.nodes
+    assert node.status.capacity["nvidia.com/gpu"] == "8"
+    assert node.status.described_allocated == {}  # not pasted, not zero
+    pod_lines = (DATA / "describe_pod_driver_crashloop.txt").read_text().splitlines()
+    end = next(i for i, ln in enumerate(pod_lines) if "Restart Count:  14" in ln) + 1
+    (pod,) = _evidence("\n".join(pod_lines[:end])).snapshot.pods
+    assert pod.status.container_statuses[0].restart_count == 14

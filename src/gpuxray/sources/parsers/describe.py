@@ -482,7 +482,7 @@ def _owner(text: str) -> list[k8s.OwnerReference]:
 
 
 def _pod(lines: list[str]) -> DescribedPod | None:
-    entries = _entries(lines)
+    entries = _entries(_reindent_containers(lines))
     by = _by_key(entries)
     name_e = by.get("Name")
     if name_e is None or not name_e.value:
@@ -491,6 +491,9 @@ def _pod(lines: list[str]) -> DescribedPod | None:
     ns = by["Namespace"].value if "Namespace" in by else "default"
     node = by["Node"].value if "Node" in by else ""
     node_name = "" if node in ("", _NONE) else node.split("/", 1)[0]
+    for key in ("Init Containers", "Containers"):
+        if key in by:
+            by[key].body[:] = _relevel(by[key].body)
     init_specs, init_status = _containers(by.get("Init Containers"))
     specs, statuses = _containers(by.get("Containers"))
     conds = [k8s.PodCondition(type=r.get("Type", ""), status=r.get("Status", ""))
@@ -517,6 +520,61 @@ def _pod(lines: list[str]) -> DescribedPod | None:
     pod = k8s.PodWithConditions(metadata=meta, spec=spec, status=status)
     return DescribedPod(pod=pod, events=_events(by.get("Events"), "Pod", name, ns),
                         qos_class=by["QoS Class"].value if "QoS Class" in by else "")
+
+
+# kubectl's describeContainers fields (LEVEL_2 under a container; kubernetes/kubectl@v0.34.0:
+# pkg/describe/describe.go describeContainerBasicInfo … describeContainerVolumes)
+_CONTAINER_FIELDS = frozenset({
+    "Container ID", "Image", "Image ID", "Port", "Ports", "Host Port", "Host Ports",
+    "SeccompProfile", "Command", "Args", "State", "Last State", "Ready", "Restart Count",
+    "Limits", "Requests", "Liveness", "Readiness", "Startup", "Environment Variables from",
+    "Environment", "Mounts", "Devices", "Allocated resources", "Resources", "Restart Policy",
+    "Started"})
+_NAME_LINE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?:$")
+_FIELD_KEY = re.compile(r"^([A-Z][A-Za-z ]*?):(?:\s|$)")
+
+
+def _reindent_containers(lines: list[str]) -> list[str]:
+    """A describe pod whose indentation was lost (every line at column 0): the Containers and
+    Init Containers blocks get kubectl's nesting back — a container's name at 2, its fields at
+    4, what a field holds (state reason, resources, variables, mounts) at 6. Text that kept
+    its indentation is returned unchanged."""
+    if any(ln.startswith("  ") and _FIELD_KEY.match(ln.strip()) and
+           _FIELD_KEY.match(ln.strip()).group(1) in _CONTAINER_FIELDS  # type: ignore[union-attr]
+           for ln in lines):
+        return lines
+    out: list[str] = []
+    inside = False
+    for ln in lines:
+        s = ln.strip()
+        m = _TOP.match(s) if s else None
+        key = m.group(1) if m else ""
+        if key in ("Containers", "Init Containers") and not ln.startswith(" "):
+            inside = True
+            out.append(s)
+            continue
+        if inside and m and key not in _CONTAINER_FIELDS and key not in (
+                "Reason", "Message", "Exit Code", "Signal", "Started", "Finished"):
+            inside = False  # the next top-level section (Conditions, Volumes, QoS Class, …)
+        if not inside or not s:
+            out.append(ln)
+        elif _NAME_LINE.match(s):
+            out.append("  " + s)
+        elif key in _CONTAINER_FIELDS:
+            out.append("    " + s)
+        else:
+            out.append("      " + s)
+    return out
+
+
+def _relevel(body: list[str]) -> list[str]:
+    """A container block indented in another unit than kubectl's two spaces (tabs, four
+    spaces): its distinct indentation levels mapped back onto 2, 4, 6, …"""
+    levels = sorted({_indent(ln) for ln in body if ln.strip()})
+    if not levels or levels[0] <= 2:  # kubectl's own (a wrapped value may sit at column 0)
+        return body
+    want = {lv: 2 * (i + 1) for i, lv in enumerate(levels)}
+    return [" " * want[_indent(ln)] + ln.strip() if ln.strip() else ln for ln in body]
 
 
 def parse_describe_pods(text: str) -> list[DescribedPod]:
