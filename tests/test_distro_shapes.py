@@ -343,3 +343,15 @@ def test_node_agent_mounts_the_distributions_config_dir() -> None:
                                                    "type": "Directory"}} in spec["volumes"]
     assert {"name": "k3s-containerd", "mountPath": f"/host{K3S.config_dir}",
             "readOnly": True} in spec["containers"][0]["volumeMounts"]
+
+
+def test_containerd_command_reads_a_k3s_host_tree(tmp_path: Path, gx: Any) -> None:
+    """``gpuxray containerd --root DIR`` on a k3s host takes k3s's rendered config as the root
+    when no --config is given."""
+    root = tmp_path / "host"
+    (root / K3S.config_dir.lstrip("/")).mkdir(parents=True)
+    (root / K3S.config.lstrip("/")).write_text(D.release_config(D.K3S_1_30))
+    _, doc = gx("containerd", "--root", str(root), "--containerd-version", "1.7.27", "-o",
+                "json")
+    assert doc["files"] == [K3S.config] and doc["root_missing"] is False
+    assert doc["runtimes"] == ["nvidia", "nvidia-experimental", "runc"]

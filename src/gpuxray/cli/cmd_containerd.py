@@ -41,6 +41,7 @@ from gpuxray.engines.containerd.whatif import (
     headline,
 )
 from gpuxray.errors import InputError, UsageError
+from gpuxray.knowledge.distributions import DISTRIBUTIONS
 from gpuxray.model.finding import Finding, Subject
 from gpuxray.render import json as render_json
 from gpuxray.render import text as render_text
@@ -233,13 +234,21 @@ def _fleet(bundle: str, add: tuple[str, str, str] | None, remove: tuple[str, ...
     return code
 
 
+def _default_root(base: Path) -> str:
+    """/etc/containerd/config.toml, or on a k3s/RKE2 host the file that distribution renders
+    for its own containerd (knowledge/distributions.py), as the bundle engine decides."""
+    d = next((d for d in DISTRIBUTIONS if (base / d.config.lstrip("/")).is_file()), None)
+    return d.config if d is not None else ROOT_CONFIG
+
+
 @click.command("containerd")
 @click.option("--root", "root_dir", type=click.Path(file_okay=False), default=None,
               help="Read the host tree under DIR (DIR/etc/containerd/config.toml and imports); "
                    "a bundle's nodes/<node>/files works too (its cmd/containerd-version.txt "
                    "gives the version).")
 @click.option("--config", "config_path", default=None,
-              help="The root config file (default /etc/containerd/config.toml).")
+              help="The root config file (default /etc/containerd/config.toml, or the "
+                   "k3s/RKE2 rendered config under /var/lib/rancher where that exists).")
 @click.option("--containerd-version", "ctd_version", default=None,
               help="containerd version to simulate (e.g. 1.7.27, 2.1.4); default: assumed.")
 @click.option("--add", "add_file", type=click.Path(dir_okay=False), default=None,
@@ -274,7 +283,7 @@ def command(root_dir: str | None, config_path: str | None, ctd_version: str | No
     if root_dir is not None and not Path(root_dir).is_dir():
         raise InputError(f"{root_dir}: not a directory")
     reader: ConfigReader = DirReader(root_dir or "/")
-    root = posixpath.normpath(config_path or ROOT_CONFIG)
+    root = posixpath.normpath(config_path or _default_root(Path(root_dir or "/")))
     if not posixpath.isabs(root):
         if root_dir is not None:
             raise UsageError("--config must be an absolute host path when --root is given")
