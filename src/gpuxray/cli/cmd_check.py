@@ -24,6 +24,10 @@ from gpuxray.model.snapshot import Snapshot
 from gpuxray.render import json as render_json
 from gpuxray.render import text as render_text
 
+#: decode a large bundle's healthy pods lean (``sources/leanpods.py``); a test turns it off to
+#: prove the reports equal
+LEAN_PODS = True
+
 
 def emit_findings(findings: list[Finding], output: str, snap: Snapshot,
                   extra: dict[str, Any] | None = None, title: str = "",
@@ -58,7 +62,7 @@ def command(output: str, fail_on: str, codes: tuple[str, ...], namespace: str | 
     """Run every check and report findings by layer and subject."""
     url, window, policy = usage_from_kwargs(kw)
     opts = source_from_kwargs(kw)
-    with open_snapshot(opts) as snap0:
+    with open_snapshot(opts, lean_pods=LEAN_PODS) as snap0:
         # GX601 judges idleness over the Prometheus window when one is given, as capacity does
         snap = with_usage(snap0, url, window, policy)
         findings = run_all(snap, codes or None)

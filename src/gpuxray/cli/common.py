@@ -74,6 +74,7 @@ def open_snapshot(opts: SourceOpts, *, core_pods: bool = False,
                   log_nodes: Callable[[Snapshot], Collection[str] | None] | None = None,
                   focus: tuple[str, str] | None = None,
                   core_enough: Callable[[Snapshot], bool] | None = None,
+                  lean_pods: bool = False,
                   ) -> Iterator[Snapshot]:
     """The one place that turns command-line source options into a Snapshot.
 
@@ -85,7 +86,8 @@ def open_snapshot(opts: SourceOpts, *, core_pods: bool = False,
     nothing to collect.
 
     ``core_pods`` (``capacity`` only) decodes a bundle's pods as PodCore; a live source always
-    reads whole pods (the API returns them whole anyway).
+    reads whole pods (the API returns them whole anyway). ``lean_pods`` (``check``): a large
+    bundle's pods as PodLean but for those a check may read whole (``sources/leanpods.py``).
 
     ``kinds`` and ``log_nodes`` narrow what a *live* source reads (``sources/live.py``
     ``snapshot_from``): a command lists only the kinds its output can depend on, and reads
@@ -111,7 +113,7 @@ def open_snapshot(opts: SourceOpts, *, core_pods: bool = False,
             if enough:
                 return
         with open_bundle(opts.bundle, lenient=opts.keep_going, core_pods=core_pods,
-                         log_nodes=log_nodes) as snap, _gc_paused():
+                         log_nodes=log_nodes, lean_pods=lean_pods) as snap, _gc_paused():
             yield _kept(snap)
         return
     try:

@@ -240,6 +240,69 @@ class Pod(PodCore):
     status: PodStatus = msgspec.field(default_factory=PodStatus)
 
 
+class ObjectMetaLean(ObjectMetaCore):
+    """What :class:`PodLean` carries of :class:`ObjectMeta`: no labels, owners or creation
+    time (read only of operand pods), the annotations (GPU intent is read from their keys)."""
+
+    annotations: dict[str, str] = {}
+    deletion_timestamp: str | None = None
+
+
+class EnvName(_K):
+    """An env variable's name alone: the fleet-wide screen asks only whether a container sets
+    ``NVIDIA_VISIBLE_DEVICES`` (engines/podscan.py)."""
+
+    name: str = ""
+
+
+class ContainerLean(ContainerCore):
+    env: list[EnvName] = []
+
+
+class PodSpecLean(PodSpecCore):
+    """:class:`PodSpec` without tolerations, images, env values or security contexts."""
+
+    containers: list[ContainerLean] = []
+    init_containers: list[ContainerLean] = []
+    node_selector: dict[str, str] = {}
+    affinity: Affinity | None = None
+    runtime_class_name: str | None = None
+    resource_claims: list[PodResourceClaim] = []
+    host_network: bool = False
+
+
+class ContainerStatusLean(_K):
+    name: str = ""
+    ready: bool = False
+    restart_count: int = 0
+
+
+class PodStatusLean(PodStatusCore):
+    """:class:`PodStatus` without container states, images or the start time."""
+
+    container_statuses: list[ContainerStatusLean] = []
+    init_container_statuses: list[ContainerStatusLean] = []
+    reason: str = ""
+    message: str = ""
+    resource_claim_statuses: list[PodResourceClaimStatus] = []
+
+
+class PodLean(PodCore):
+    """A healthy bound pod as ``gpuxray check`` reads it: the fields of :class:`Pod` but the
+    ones that only a pod in some trouble, an operand or a pending pod is read for
+    (labels, owners, tolerations, images, env values, container states, timestamps).
+
+    Why: decoding those for 100k pods, and sharing the values they repeat to keep the memory
+    down (``sources/shrink.py``), was about half of ``check`` on a bundle; most pods of a fleet
+    are Running, ready and never looked at past their names, node, resources and labels. The
+    bundle source decodes a pod whole wherever :func:`needs_whole` says a check may read more
+    (``sources/bundle.py``); the same names mean the same as in :class:`Pod`."""
+
+    metadata: ObjectMetaLean = msgspec.field(default_factory=ObjectMetaLean)
+    spec: PodSpecLean = msgspec.field(default_factory=PodSpecLean)
+    status: PodStatusLean = msgspec.field(default_factory=PodStatusLean)
+
+
 class PodStatusConditions(PodStatus):
     """A pod status with its conditions: read by the node agent (is its own pod scheduled?)
     and kept from ``kubectl describe`` text. No check reads a pod's conditions, and a fleet's

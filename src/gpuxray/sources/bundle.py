@@ -21,6 +21,7 @@ from gpuxray.model.snapshot import HostFacts, Input, InputState, Manifest, PodLo
 from gpuxray.sources.archive import bundle_root, extract_bundle
 from gpuxray.sources.decode import Whole, decode_file, decode_one
 from gpuxray.sources.files import HOST_FILE_LIMIT, printable_name, read_tail, utf8_name
+from gpuxray.sources.leanpods import whole_pod_rule
 from gpuxray.sources.redact import redact_text
 from gpuxray.sources.shrink import Sharer
 
@@ -78,20 +79,23 @@ def is_bundle_dir(path: Path) -> bool:
 @contextlib.contextmanager
 def open_bundle(path: str | os.PathLike[str], *, lenient: bool = False,
                 core_pods: bool = False, whole_pods: Collection[tuple[str, str]] = (),
-                log_nodes: LogNodes | None = None) -> Iterator[Snapshot]:
+                log_nodes: LogNodes | None = None, lean_pods: bool = False,
+                ) -> Iterator[Snapshot]:
     """Yield the Snapshot of a bundle directory or archive; temporary files go on exit.
-    ``core_pods``, ``whole_pods`` and ``log_nodes``: see :func:`load_bundle_dir`."""
+    ``core_pods``, ``whole_pods``, ``log_nodes`` and ``lean_pods``: see
+    :func:`load_bundle_dir`."""
     p = Path(path)
     if not p.exists():
         raise InputError(f"{p}: no such bundle")
     if p.is_dir():
         yield load_bundle_dir(p, lenient=lenient, core_pods=core_pods, whole_pods=whole_pods,
-                              log_nodes=log_nodes)
+                              log_nodes=log_nodes, lean_pods=lean_pods)
         return
     tmp = extract_bundle(p)
     try:
         yield load_bundle_dir(bundle_root(Path(tmp.name)), lenient=lenient, origin=str(p),
-                              core_pods=core_pods, whole_pods=whole_pods, log_nodes=log_nodes)
+                              core_pods=core_pods, whole_pods=whole_pods, log_nodes=log_nodes,
+                              lean_pods=lean_pods)
     finally:
         tmp.cleanup()
 
@@ -136,7 +140,7 @@ def _manifest_error(manifest: Manifest, stem: str) -> str | None:
 
 def load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
                     core_pods: bool = False, whole_pods: Collection[tuple[str, str]] = (),
-                    log_nodes: LogNodes | None = None) -> Snapshot:
+                    log_nodes: LogNodes | None = None, lean_pods: bool = False) -> Snapshot:
     """Read a bundle directory. The cyclic GC is paused while decoding: a fleet's objects hold
     millions of small dicts, and collections triggered mid-decode cost more than the decode
     itself (measured 3× on 100k pods); the objects form no cycles, refcounting frees them.
@@ -151,12 +155,19 @@ def load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
 
     ``log_nodes``, as for a live source: the snapshot is built without operand logs, then
     reads the logs of the pods bound to the nodes it names (all where it says None). Reading
-    16k log files of a fleet cost ~0.9 s that a ``why`` about a pending pod never looks at."""
+    16k log files of a fleet cost ~0.9 s that a ``why`` about a pending pod never looks at.
+
+    ``lean_pods`` (``check``): a large ``pods.json`` is decoded as
+    :class:`~gpuxray.model.k8s.PodLean` but for the pods ``sources/leanpods.py`` wants whole
+    (in trouble, operands, pending, GPU intent, with logs or warning events…). It is decoded
+    after every other input, and after the logs, that tell which; errors are still raised in
+    the inputs' order. Not with ``core_pods`` or ``log_nodes``."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         return _load_bundle_dir(root, lenient=lenient, origin=origin, core_pods=core_pods,
-                                whole_pods=whole_pods, log_nodes=log_nodes)
+                                whole_pods=whole_pods, log_nodes=log_nodes,
+                                lean=lean_pods and not core_pods and log_nodes is None)
     finally:
         if was_enabled:
             gc.freeze()
@@ -165,7 +176,7 @@ def load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
 
 def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
                      core_pods: bool = False, whole_pods: Collection[tuple[str, str]] = (),
-                     log_nodes: LogNodes | None = None) -> Snapshot:
+                     log_nodes: LogNodes | None = None, lean: bool = False) -> Snapshot:
     if root.is_dir() and not is_bundle_dir(root):
         # BUNDLE.md "Also accepted as input": NVIDIA must-gather, then ad-hoc kubectl dumps.
         from gpuxray.sources import dumps, mustgather
@@ -183,7 +194,35 @@ def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
     inputs: dict[Input, InputState] = {}
     fields: dict[str, Any] = {}
 
-    for inp, (attr, typ) in _CLUSTER_INPUTS.items():
+    decoded: dict[Input, list[Any] | InputError] = {}
+    logs: dict[tuple[str, str, str], PodLog] | None = None
+    # lean pods are told from the other inputs and the logs: decoded last, errors kept for
+    # the inputs' order below
+    order = [i for i in _CLUSTER_INPUTS if not (lean and i is Input.PODS)]
+    for inp in [*order, Input.PODS] if lean else order:
+        f = _find(root, inp.value)
+        if f is None:
+            continue
+        rel = f.relative_to(root).as_posix()
+        typ = _CLUSTER_INPUTS[inp][1]
+        whole = None
+        each = None
+        if core_pods and inp is Input.PODS:
+            typ = k8s.PodCore
+            whole = _whole_pods(whole_pods)
+        elif lean and inp is Input.PODS:
+            logs = _load_logs(root)
+            typ = k8s.PodLean
+            whole = _lean_whole(manifest, decoded, logs)
+        elif inp is Input.PODS:
+            each = Sharer().pods
+        try:
+            decoded[inp] = decode_file(f, typ, rel, whole, each)
+        except InputError as exc:
+            if not lenient and not lean:
+                raise
+            decoded[inp] = exc
+    for inp, (attr, _typ) in _CLUSTER_INPUTS.items():
         stem = inp.value
         f = _find(root, stem)
         err = _manifest_error(manifest, stem)
@@ -191,19 +230,11 @@ def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
             inputs[inp] = InputState(False, f"{stem}.json", err or "not collected")
             continue
         rel = f.relative_to(root).as_posix()
-        whole = None
-        each = None
-        if core_pods and inp is Input.PODS:
-            typ = k8s.PodCore
-            whole = _whole_pods(whole_pods)
-        elif inp is Input.PODS:
-            each = Sharer().pods
-        try:
-            objs = decode_file(f, typ, rel, whole, each)
-        except InputError as exc:
+        objs = decoded[inp]
+        if isinstance(objs, InputError):
             if not lenient:
-                raise
-            inputs[inp] = InputState(False, rel, str(exc))
+                raise objs
+            inputs[inp] = InputState(False, rel, str(objs))
             continue
         kind = _WORKLOAD_KIND.get(inp)
         if kind:
@@ -226,7 +257,8 @@ def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
     else:
         inputs[Input.VERSION] = InputState(False, "cluster/version.json", "not collected")
 
-    logs = _load_logs(root) if log_nodes is None else {}
+    if logs is None:
+        logs = _load_logs(root) if log_nodes is None else {}
     inputs[Input.LOGS] = InputState(bool(logs) or (root / "logs").is_dir(), "logs/",
                                     "" if (root / "logs").is_dir() else "not collected")
     hosts = _load_hosts(root)
@@ -247,6 +279,25 @@ def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
             snap.logs.update(_load_logs(root, wanted))
             snap.__dict__.pop("logs_by_pod", None)
     return snap
+
+
+def _lean_whole(manifest: Manifest, decoded: dict[Input, list[Any] | InputError],
+                logs: dict[tuple[str, str, str], PodLog]) -> Whole:
+    """The pods to decode whole among lean ones (``sources/leanpods.py``): the operator's
+    namespace as the Snapshot will tell it, the pods with logs or a non-Normal event."""
+    def got(inp: Input) -> list[Any]:
+        objs = decoded.get(inp, [])
+        return [] if isinstance(objs, InputError) else objs
+
+    ns = Snapshot(inputs={}, manifest=manifest, daemonsets=got(Input.DAEMONSETS),
+                  clusterpolicies=got(Input.CLUSTERPOLICIES)).operator_namespace
+    looked_at = {(ns_, pod) for (ns_, pod, _c) in logs}
+    for e in got(Input.EVENTS):
+        o = e.involved_object
+        if o.kind == "Pod" and e.type != "Normal":
+            looked_at.add((o.namespace or "default", o.name))
+    return Whole(k8s.Pod, (), lambda _p: False, want=whole_pod_rule(ns, looked_at),
+                 shared=Sharer().pods)
 
 
 def _whole_pods(keys: Collection[tuple[str, str]]) -> Whole | None:

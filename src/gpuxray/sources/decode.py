@@ -101,11 +101,19 @@ class Whole:
     (its name as a JSON string); a piece holding none is decoded as the slim type only.
     ``keep``: whether a fully decoded object is one of those wanted; it then replaces the slim
     one at its position. A file read whole (small, YAML, or not a List) decodes every object
-    as ``typ``, which holds every field of the slim type."""
+    as ``typ``, which holds every field of the slim type.
+
+    ``want`` (``check``, which wants many pods whole, by what their slim fields show): each
+    piece's slim objects are asked, and the wanted ones decoded whole from their own text."""
 
     typ: type[Any]
     needles: tuple[bytes, ...]
     keep: Callable[[Any], bool]
+    #: instead of needles and keep: whether a slim object is wanted whole, asked of every one;
+    #: the wanted ones are decoded again from their own text
+    want: Callable[[Any], bool] | None = None
+    #: called with each piece's objects decoded whole (the slim ones are not passed to ``each``)
+    shared: Callable[[list[Any]], None] | None = None
 
 
 def decode_file(path: Path, typ: type[T], name: str, whole: Whole | None = None,
@@ -179,6 +187,7 @@ def _decode_pieces(fh: io.BufferedIOBase, size: int, typ: type[T],
     between = re.compile(rb"\}\s*,\s*" + re.escape(opening.group() if opening else b"{"))
     dec = msgspec.json.Decoder(list[typ])  # type: ignore[valid-type]
     whole_dec = msgspec.json.Decoder(list[whole.typ]) if whole else None  # type: ignore[name-defined]
+    wanted = _Wanted(whole) if whole is not None and whole.want is not None else None
 
     # buf[:n] holds the file from offset ``base``; buf[0] is a spare byte that becomes the
     # piece's "[". One buffer, reused: fresh pages for every piece cost more than the decode.
@@ -225,8 +234,8 @@ def _decode_pieces(fh: io.BufferedIOBase, size: int, typ: type[T],
                 saved, buf[cut - base] = buf[cut - base], 0x5D  # "]"
                 view = memoryview(buf)[:cut - base + 1]
                 try:
-                    got = dec.decode(view)
-                    if whole is not None and whole_dec is not None and any(
+                    got = wanted.piece(dec, view) if wanted is not None else dec.decode(view)
+                    if wanted is None and whole is not None and whole_dec is not None and any(
                             buf.find(nd, 0, cut - base + 1) >= 0 for nd in whole.needles):
                         for i, full in enumerate(whole_dec.decode(view)):
                             if whole.keep(full):
@@ -261,6 +270,66 @@ def _decode_pieces(fh: io.BufferedIOBase, size: int, typ: type[T],
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     return out if lst.items == [] else None
+
+
+#: a piece with more than this share of its objects wanted whole is decoded whole at once
+_WHOLE_PIECE_SHARE = 0.3
+#: once this share of the objects seen so far (after the first few thousand) was wanted
+#: whole, the rest of the file is decoded whole without asking: the slim decode and the
+#: question cost more than they save where most objects are wanted (an operator's fleet)
+_WHOLE_FILE_SHARE = 0.3
+_SETTLE_ITEMS = 4000
+
+
+class _Wanted:
+    """Replaces the objects of each piece that ``whole.want`` asks for by their whole decode:
+    each from its own text (the piece split into raw items), or the piece decoded whole when
+    much of it is wanted; every piece whole once most objects were."""
+
+    def __init__(self, whole: Whole) -> None:
+        assert whole.want is not None
+        self.want = whole.want
+        self.shared = whole.shared
+        self.whole_dec = msgspec.json.Decoder(list[whole.typ])  # type: ignore[name-defined]
+        self.item_dec = msgspec.json.Decoder(whole.typ)
+        self.raw_dec = msgspec.json.Decoder(list[msgspec.Raw])
+        self.seen = self.wanted = 0
+
+    def all_whole(self) -> bool:
+        return self.seen >= _SETTLE_ITEMS and self.wanted > _WHOLE_FILE_SHARE * self.seen
+
+    def whole_piece(self, view: memoryview) -> list[Any]:
+        got: list[Any] = self.whole_dec.decode(view)
+        if self.shared is not None:
+            self.shared(got)
+        return got
+
+    def piece(self, dec: msgspec.json.Decoder[list[Any]], view: memoryview) -> list[Any]:
+        if self.all_whole():
+            return self.whole_piece(view)
+        got = dec.decode(view)
+        self.replace(got, view)
+        return got
+
+    def replace(self, got: list[Any], view: memoryview) -> None:
+        want = self.want
+        idx = [i for i, o in enumerate(got) if want(o)]
+        self.seen += len(got)
+        self.wanted += len(idx)
+        if not idx:
+            return
+        if len(idx) > _WHOLE_PIECE_SHARE * len(got):
+            got[:] = self.whole_piece(view)
+            return
+        raws = self.raw_dec.decode(view)
+        try:
+            wholes = [self.item_dec.decode(raws[i]) for i in idx]
+        finally:
+            del raws  # raw items hold the piece's buffer, which is released after this
+        if self.shared is not None:
+            self.shared(wholes)
+        for i, obj in zip(idx, wholes, strict=True):
+            got[i] = obj
 
 
 def _items_end(tail: bytes, offset: int) -> int | None:
