@@ -46,12 +46,16 @@ def whole_pod_rule(operator_namespace: str,
     :class:`PodLean` holds. ``looked_at``: (namespace, name) of the pods with logs or a
     non-Normal event."""
     namespaces = ALWAYS_WHOLE_NAMESPACES | {operator_namespace}
+    looked_names = {name for _ns, name in looked_at}
     vendor, env_name, join = GPU_VENDOR, VISIBLE_DEVICES, "".join
 
     def needs_whole(pod: PodLean) -> bool:
-        spec, status, meta = pod.spec, pod.status, pod.metadata
-        if (not spec.node_name or status.phase != "Running" or status.reason
-                or status.message or status.init_container_statuses):
+        status = pod.status
+        if (status.phase != "Running" or status.reason or status.message
+                or status.init_container_statuses):
+            return True
+        spec = pod.spec
+        if not spec.node_name or spec.init_containers or spec.resource_claims:
             return True
         statuses = status.container_statuses
         if not statuses:
@@ -59,13 +63,14 @@ def whole_pod_rule(operator_namespace: str,
         for st in statuses:
             if not st.ready or st.restart_count:
                 return True
-        if (spec.init_containers or spec.resource_claims or meta.deletion_timestamp
-                or "-worker" in meta.name):
+        meta = pod.metadata
+        name = meta.name
+        if meta.deletion_timestamp or "-worker" in name:
             return True
         ns = meta.namespace or "default"
-        if ns in namespaces or (ns, meta.name) in looked_at:
+        if ns in namespaces or (name in looked_names and (ns, name) in looked_at):
             return True
-        if vendor in join(meta.annotations):
+        if meta.annotations and vendor in join(meta.annotations):
             return True
         for c in spec.containers:
             for e in c.env:
