@@ -368,7 +368,8 @@ def _wanted_handler(snap: Snapshot) -> tuple[str, bool, str]:
     """(handler name, toolkit evidently in use, why). facts.md §5.4: the operator creates
     RuntimeClass ``nvidia`` (handler = name) and puts operands on it — or the RuntimeClass its
     ClusterPolicy names in ``spec.operator.runtimeClass`` (on AKS NVIDIA's docs set
-    ``nvidia-container-runtime``, the handler AgentBaker's GPU config has)."""
+    ``nvidia-container-runtime``, the handler AgentBaker's GPU config has:
+    NVIDIA/cloud-native-docs@52dcb7b8d956:gpu-operator/microsoft-aks.rst)."""
     names = [NVIDIA]
     if snap.clusterpolicies:
         names.insert(0, cpk.runtime_class(snap.clusterpolicies[0]))

@@ -29,7 +29,7 @@ the next restart (seed §5 is about the file containerd really reads):
   k3s-io/containerd release with the same Kubernetes patch release.
 
 - the unit: containerd runs as a child of the distribution's service, and k3s exits when its
-  containerd exits (k3s-io/k3s@v1.30 pkg/agent/containerd/containerd.go: ``containerd exited``
+  containerd exits (k3s-io/k3s pkg/agent/containerd/containerd.go ``Run``: ``containerd exited``
   then ``os.Exit(1)``), so the service's ``Restart=`` is what brings containerd back after the
   toolkit's SIGHUP — ``Restart=always`` in the units the installers write
   (k3s-io/k3s install.sh ``create_systemd_service_file``: /etc/systemd/system/k3s.service or

@@ -22,9 +22,9 @@ The configs are rendered by code from the upstream templates with the values suc
   the same binary, no ``runc`` entry (Azure/AgentBaker@06836ee2301e:pkg/agent/baker.go; the
   VHD's containerd 1.7.34 / 2.3.3, parts/common/components.json). NVIDIA's docs for the
   operator on that image: ``driver.enabled=false``, ``toolkit.enabled=false`` and
-  ``operator.runtimeClass=nvidia-container-runtime`` (https://docs.nvidia.com/datacenter/
-  cloud-native/gpu-operator/23.6.0/microsoft-aks.html, "GPU Operator with Preinstalled Driver
-  and Container Toolkit").
+  ``operator.runtimeClass=nvidia-container-runtime`` (NVIDIA/cloud-native-docs@52dcb7b8d956:
+  gpu-operator/microsoft-aks.rst, "GPU Operator with Preinstalled Driver and Container
+  Toolkit").
 
 ``config dump`` is given by the caller (the node's real containerd in a test).
 """
