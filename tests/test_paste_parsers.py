@@ -373,12 +373,21 @@ def test_pods_of_one_daemonset_are_on_different_nodes() -> None:
     assert [f.params["pod"] for f in failing] == ["nvidia-driver-daemonset-xp7vw"]
 
 
-def test_a_log_alone_makes_no_pod() -> None:
+def test_a_log_alone_makes_no_pod_but_is_filed_under_its_pod() -> None:
     text = ("$ kubectl logs -n gpu-operator nvidia-driver-daemonset-xp7vw\n"
             "Done, now waiting for signal\n")
     snap = _evidence(text).snapshot
-    assert snap.pods == [] and snap.logs == {}
+    assert snap.pods == []
+    # filed under the pod the command names, the container unknown
+    assert [(k, v.current) for k, v in snap.logs.items()] == [
+        (("gpu-operator", "nvidia-driver-daemonset-xp7vw", "<default>"),
+         "Done, now waiting for signal\n")]
     assert all(f.code != "GX403" for f in triage([("paste", text)]).findings)
+    # with -c, and an operand pod without -n: the operator's namespace
+    other = _evidence("$ kubectl logs nvidia-driver-daemonset-xp7vw -c nvidia-driver-ctr\n"
+                      "Done, now waiting for signal\n").snapshot
+    assert list(other.logs) == [("gpu-operator", "nvidia-driver-daemonset-xp7vw",
+                                 "nvidia-driver-ctr")]
 
 
 # ----- commands without a prompt, config files ---------------------------------------------------

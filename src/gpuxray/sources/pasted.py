@@ -761,9 +761,9 @@ def _pod_logs(raw: list[tuple[Part, str]],
     """``kubectl logs`` output filed as the bundle files pod logs: per (namespace, pod,
     container), current or ``--previous``. The pod comes from the command (or the
     ``--prefix`` tags), the container from ``-c``, the tags, or kubectl's "Defaulted container"
-    line. Only logs of pods the paste otherwise shows (a pods table, a describe, the object)
-    are kept: a log alone says nothing of its pod's state, and the operand checks would read
-    an unknown state as a failing one (the lines are still scanned as text)."""
+    line. A log alone is filed under the pod its command names but makes no pod: it says
+    nothing of its pod's state, and the operand checks would read an unknown state as a
+    failing one; the checks that read logs by their pod's name (NFD's master) still see it."""
     by_name: dict[str, list[tuple[str, str]]] = {}
     for ns, name in pods:
         by_name.setdefault(name, []).append((ns, name))
@@ -778,6 +778,11 @@ def _pod_logs(raw: list[tuple[Part, str]],
             keys = by_name.get(name, [])
             key = next((k for k in keys if k[0] == ns_flag), keys[0] if len(keys) == 1
                        else None) if keys else None
+            if key is None and name and not keys:
+                # a log pasted alone: filed under the pod its command (or prefix) names, in
+                # the namespace it names (an operand's: the operator's); no pod is made of it
+                key = (ns_flag or (OPERATOR_NAMESPACE_DEFAULT if operand_for(name) else
+                                   "default"), name)
             if key is None:
                 continue
             slot = "previous" if previous else "current"
