@@ -5,12 +5,14 @@ and the real mistakes of those shapes are found.
 Healthy means nothing above info from ``check``, and ``why`` finds the GPU pods fine:
 k3s and RKE2 agents with the GPU Operator (the config the distribution renders from its
 template, with the runtimes it detected, and the toolkit's unread drop-in; also the moment
-right after the toolkit ran), AKS GPU pools from AgentBaker's template on containerd 1.7 and
+right after the toolkit ran), k3s with the packaged toolkit it detects and the device plugin
+on RuntimeClass ``nvidia``, AKS GPU pools from AgentBaker's template on containerd 1.7 and
 2.x with NVIDIA's device plugin, and the operator on AKS's preinstalled driver and toolkit.
 Controls: a ``config.toml.tmpl`` without the base template or the detected runtimes (GX301
 naming the template), the toolkit told the stock /etc/containerd/config.toml on k3s or left at
 the operator's default on RKE2 (GX512), AKS without NVIDIA's default runtime (GX301 back), the
-operator's RuntimeClass on a node without that handler (GX301), a k3s node whose rendered
+operator's RuntimeClass on a node without that handler (GX301), a k3s agent started before
+the toolkit package (GX301 on k3s's file), a k3s node whose rendered
 config was not collected (unknown naming that file), and a k3s unit without Restart=always
 (GX503).
 """
@@ -77,6 +79,7 @@ SHAPES: dict[str, Any] = {
     "aks-ubuntu2204-device-plugin": lambda: D.build_aks(D.AKS_UBUNTU2204, dumper=dumper),
     "aks-ubuntu2404-device-plugin": lambda: D.build_aks(D.AKS_UBUNTU2404, dumper=dumper),
     "aks-operator-preinstalled": lambda: D.build_aks_operator(dumper=dumper),
+    "k3s-packaged-toolkit": lambda: D.build_k3s_packaged(dumper=dumper),
 }
 
 
@@ -144,6 +147,10 @@ def _oracle_cases() -> list[tuple[str, str, dict[str, str], str]]:
         cases.append((f"{d.name}-toolkit-just-ran", r.oracle,
                       {key: D.IMPORTS_LINE + first,
                        D.TOOLKIT_DROPIN: hs.toolkit_dropin(first, cdi=True)}, key))
+    k3s_key = K3S.config.lstrip("/")
+    cases.append(("k3s-packaged-toolkit", "1.7.27",
+                  {k3s_key: D.build_k3s_packaged().files[
+                      f"nodes/k3s-gpu-0/files/{k3s_key}"]}, k3s_key))
     aks_key = "etc/containerd/config.toml"
     cases.append(("aks-containerd1", "1.7.27", {aks_key: D.render_agentbaker(False)}, aks_key))
     for v in ("2.1.9", "2.2.9", "2.3.4", "2.3.7"):
@@ -164,7 +171,7 @@ def test_engine_agrees_with_real_containerd_on_rendered_configs(tmp_path: Path) 
         if why:
             disagree.append(f"{ident}: {why}")
     assert disagree == []
-    assert len(cases) == 9
+    assert len(cases) == 10
 
 
 def test_agentbaker_v2_template_keeps_its_runtimes_on_containerd2(tmp_path: Path) -> None:
@@ -355,3 +362,21 @@ def test_containerd_command_reads_a_k3s_host_tree(tmp_path: Path, gx: Any) -> No
                 "json")
     assert doc["files"] == [K3S.config] and doc["root_missing"] is False
     assert doc["runtimes"] == ["nvidia", "nvidia-experimental", "runc"]
+
+
+def test_k3s_started_before_the_toolkit_package_is_gx301(tmp_path: Path) -> None:
+    """k3s detects the runtime only at its start: a node where the package came later has no
+    ``nvidia`` handler until k3s restarts, and the finding says so on k3s's own file."""
+    b = D.build_k3s_packaged()
+    key = K3S.config.lstrip("/")
+    node = D.K3S_POOL.gpu_nodes[1]
+    b.host_file(node, key, D.render_k3s(
+        K3S, pause="rancher/mirrored-pause:3.6", systemd_cgroup=True,
+        cni=(f"{K3S.data_dir}/data/current/bin", f"{K3S.data_dir}/agent/etc/cni/net.d"),
+        runtimes={}))
+    fs = [f for f in run_all(_snap(b, tmp_path)) if f.code == "GX301" and
+          f.status == Status.FAIL]
+    assert [(f.subject.name, f.severity, f.params["config"], f.params["runtimes"])
+            for f in fs] == [(node, Severity.ERROR, K3S.config, ["runc"])]
+    assert any("k3s adds nvidia itself" in e.detail and "/usr/bin" in e.detail
+               for e in fs[0].evidence)

@@ -1,6 +1,7 @@
 """Healthy GPU clusters on distributions that write containerd's config themselves: k3s and RKE2
-with the GPU Operator, and AKS GPU node pools (with NVIDIA's device plugin, or with the GPU
-Operator on the image's preinstalled driver and toolkit).
+with the GPU Operator, k3s with the packaged toolkit it detects itself, and AKS GPU node pools
+(with NVIDIA's device plugin, or with the GPU Operator on the image's preinstalled driver and
+toolkit).
 
 The configs are rendered by code from the upstream templates with the values such a node has:
 
@@ -350,4 +351,50 @@ def build_aks_operator(*, dumper: Dumper | None = None) -> ClusterBuilder:
         b.host_file(n, "lib/systemd/system/containerd.service",
                     "[Unit]\nDescription=containerd container runtime\n\n[Service]\n"
                     "ExecStart=/usr/bin/containerd\nRestart=always\nRestartSec=5\n")
+    return b
+
+
+# ----- k3s with the distribution's own NVIDIA support (no operator) --------------------------
+#: k3s's documented way without the operator: the host's nvidia-container-toolkit package
+#: (binaries in /usr/bin), which k3s detects at start, a RuntimeClass ``nvidia`` and NVIDIA's
+#: device plugin asking for it (https://docs.k3s.io/advanced#nvidia-container-runtime-support)
+K3S_POOL = st.Pool(cpu_node="k3s-server-0", gpu_nodes=("k3s-gpu-0", "k3s-gpu-1"),
+                   pool_label="node.kubernetes.io/pool", zone="rack-1",
+                   cpu_type="k3s", gpu_type="k3s")
+K3S_PACKAGED = st.Flavour("k3s-packaged-toolkit", "Ubuntu 22.04.5 LTS", "5.15.0-126-generic",
+                          "1.7.27", "static", K3S_POOL, config_path=K3S.config.lstrip("/"))
+
+
+def build_k3s_packaged(*, dumper: Dumper | None = None) -> ClusterBuilder:
+    """A k3s v1.30 cluster whose GPU agents have the packaged toolkit: k3s's rendered config
+    with the ``nvidia`` runtimes at /usr/bin (the corpus rendering, with the systemd cgroup
+    driver), RuntimeClass ``nvidia`` and the device plugin DaemonSet on it."""
+    r = K3S_1_30
+    config = render_k3s(K3S, pause="rancher/mirrored-pause:3.6", systemd_cgroup=True,
+                        cni=(f"{K3S.data_dir}/data/current/bin",
+                             f"{K3S.data_dir}/agent/etc/cni/net.d"),
+                        runtimes=operator_runtimes("/usr/bin"))
+    key = K3S.config.lstrip("/")
+    dump = None if dumper is None else (
+        lambda files, version: dumper(files, version, key))
+    b = st.build(K3S_PACKAGED, config, dumper=dump)
+    for n in b.cluster["nodes"]:
+        info = n["status"]["nodeInfo"]
+        info["kubeletVersion"] = info["kubeProxyVersion"] = r.kubelet
+        info["containerRuntimeVersion"] = r.runtime
+    b.runtimeclass("nvidia")
+    ds = b.find("daemonsets", "nvidia-device-plugin-daemonset", "kube-system")
+    ds["spec"]["template"]["spec"]["runtimeClassName"] = "nvidia"
+    for p in b.cluster["pods"]:
+        if p["metadata"]["name"].startswith("nvidia-device-plugin-daemonset-"):
+            p["spec"]["runtimeClassName"] = "nvidia"
+    for k in [k for k in b.files if k.endswith(("/cmd/containerd-version.txt",
+                                                "/cmd/containerd-config-dump.toml"))]:
+        del b.files[k]  # no containerd binary on PATH on a k3s host; crictl is k3s's
+    for node in K3S_POOL.gpu_nodes:
+        b.host_file(node, *agent_unit(K3S))
+        b.host_cmd(node, "systemctl-show-containerd.txt",
+                   "Restart=no\nRestartUSec=100ms\nNRestarts=0\nExecMainPID=0\n"
+                   "ExecMainStartTimestamp=n/a\nActiveEnterTimestamp=n/a\n")
+        b.host_cmd(node, "journal-containerd.txt", "-- No entries --\n")
     return b
