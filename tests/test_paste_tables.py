@@ -50,6 +50,10 @@ def test_nodes_table_rows_in_each_layout() -> None:
     plain = tables.parse_node_rows("NAME STATUS ROLES AGE VERSION\n"
                                    "gpu-2   Unknown   worker   3d4h   v1.28.2-eks-1\n")
     assert [(r.name, r.ready, r.version) for r in plain] == [("gpu-2", "Unknown", "v1.28.2-eks-1")]
+    old = tables.parse_node_rows("NAME      STATUS    AGE       VERSION\n"
+                                 "gpu-4     Ready     3d        v1.8.4\n")
+    assert [(r.name, r.ready, r.roles, r.version) for r in old] == [
+        ("gpu-4", "True", (), "v1.8.4")]
     labelled = tables.parse_node_rows(
         "gpu-3   Ready   <none>   5d   v1.29.1   "
         "feature.node.kubernetes.io/pci-10de.present=true,nvidia.com/gpu.present=true\n")

@@ -11,7 +11,7 @@ by its cells' shapes, not the header's positions:
   ``nodeColumnDefinitions``): ``NAME STATUS ROLES AGE VERSION`` then with ``-o wide``
   ``INTERNAL-IP EXTERNAL-IP OS-IMAGE KERNEL-VERSION CONTAINER-RUNTIME`` and with
   ``--show-labels`` a last ``LABELS`` cell; STATUS is ``Ready``/``NotReady``/``Unknown``, with
-  ``,SchedulingDisabled`` for a cordoned node.
+  ``,SchedulingDisabled`` for a cordoned node; kubectl before 1.9 printed no ROLES.
 - DaemonSets (``daemonSetColumnDefinitions``): ``[NAMESPACE] NAME DESIRED CURRENT READY
   UP-TO-DATE AVAILABLE NODE SELECTOR AGE [CONTAINERS IMAGES SELECTOR]``.
 - Deployments (``deploymentColumnDefinitions``): ``[NAMESPACE] NAME READY UP-TO-DATE AVAILABLE
@@ -62,7 +62,7 @@ _LABELS = r"(?:[\w./-]{1,253}=[\w.-]{0,63})(?:,[\w./-]{1,253}=[\w.-]{0,63})*|<no
 
 _NODE_ROW = re.compile(
     rf"^(?P<name>{_NAME})\s+(?P<status>(?:Ready|NotReady|Unknown)(?:,SchedulingDisabled)?)\s+"
-    rf"(?P<roles>\S+)\s+(?P<age>{_AGE})\s+(?P<version>v\d+\.\d+\.\d+\S{{0,60}})"
+    rf"(?:(?P<roles>\S+)\s+)?(?P<age>{_AGE})\s+(?P<version>v\d+\.\d+\.\d+\S{{0,60}})"
     r"(?:\s+(?P<rest>.*))?$")
 _DS_ROW = re.compile(
     rf"^(?:(?P<ns>{_NAME})\s+)?(?P<name>{_NAME})\s+(?P<desired>\d{{1,6}})\s+"
@@ -215,7 +215,7 @@ def parse_node_rows(text: str) -> list[NodeRow]:
             ip = rest[0] if rest[0] != "<none>" else ""
             runtime, kernel = rest[-1], rest[-2]
             os_image = " ".join(rest[2:-2])
-        roles = tuple(r for r in m.group("roles").split(",") if r and r != "<none>")
+        roles = tuple(r for r in (m.group("roles") or "").split(",") if r and r != "<none>")
         out.append(NodeRow(m.group("name"), ready, "SchedulingDisabled" in status, roles,
                            m.group("version"), ip, os_image, kernel, runtime, labels, i))
     return out
