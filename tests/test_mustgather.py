@@ -286,6 +286,20 @@ def test_cli_capacity_json(built: tuple[Path, Path], gx: Callable[..., tuple[int
     assert got[("gpu-3", "nvidia.com/gpu")]["unhealthy"] == 2
 
 
+def test_reports_same_with_and_without_the_line_reader(
+        built: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """kubectl's own YAML read from its lines gives the reports, byte for byte, that composing
+    it with libyaml gives (``sources/leanyaml.py``)."""
+    from test_leanyaml_lines import compare, reports_both_ways
+
+    _, mg = built
+    for name in ("gpu_operand_pods.yaml", "gpu_operand_ds.yaml"):
+        answered, batches = compare((mg / name).read_bytes())
+        assert answered == batches > 0, name  # kubectl's text: read from its lines
+    reports_both_ways(mg, capsys, monkeypatch)
+
+
 def test_cli_why_names_what_is_missing(built: tuple[Path, Path],
                                        gx: Callable[..., tuple[int, Any]],
                                        capsys: pytest.CaptureFixture[str]) -> None:
