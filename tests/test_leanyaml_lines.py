@@ -74,7 +74,10 @@ def _pod(rng: random.Random, i: int, tame: bool = False) -> dict[str, Any]:
                      "labels": {f"l{j}": s(rng) for j in range(rng.randint(0, 3))},
                      "annotations": {(f"nvidia.com/a{j}" if tame else s(rng) or "a"): s(rng)
                                      for j in range(rng.randint(0, 3))},
-                     "creationTimestamp": "2026-11-29T10:00:00Z"},
+                     "creationTimestamp": "2026-11-29T10:00:00Z",
+                     "managedFields": [{"manager": "kubelet", "fieldsV1": {
+                         "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+                         "f:spec": {"f:containers": {'k:{"name":"c"}': {".": {}}}}}}]},
         "spec": {"nodeName": f"node-{i}",
                  "containers": [{"name": "c" if tame else s(rng) or "c", "image": s(rng),
                                  "args": [s(rng) for _ in range(rng.randint(0, 3))],
@@ -132,7 +135,8 @@ def kubectl_docs(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     pods = [_pod(rng, i, tame=i >= 300) for i in range(400)]
     f = tmp_path_factory.mktemp("kubectl") / "pods.json"
     f.write_text("\n".join(json.dumps(p) for p in pods))
-    out = subprocess.run([exe, "label", "--local", "-f", str(f), "-o", "yaml", "gx=1"],
+    out = subprocess.run([exe, "label", "--local", "-f", str(f), "-o", "yaml", "gx=1",
+                          "--show-managed-fields"],
                          capture_output=True, text=True, check=True, timeout=120).stdout
     docs = [d for d in re.split(r"(?m)^(?=apiVersion: )", out) if d]
     assert len(docs) == len(pods)
@@ -162,8 +166,8 @@ def test_kubectl_block_styles_are_read_not_fallen_back(kubectl_docs: list[str]) 
         return True
 
     read = [d for d in kubectl_docs if answered(d)]
-    for form in (r"'\n +\S", r"\n +[a-z]+\n +[a-z]", r": \|\n", r": \|-\n", r': "yes"\n',
-                 r'\n +"[^"\n]*": ', r"\\t", r"\\n", r": \{\}\n", r": \[\]\n"):
+    for form in (r"\n +f:spec:\n", r"'\n +\S", r"\n +[a-z]+\n +[a-z]", r": \|\n", r": \|-\n",
+                 r': "yes"\n', r'\n +"[^"\n]*": ', r"\\t", r"\\n", r": \{\}\n", r": \[\]\n"):
         assert any(re.search(form, d) for d in read), form
 
 

@@ -328,3 +328,44 @@ def test_labels_file_format(built: tuple[Path, Path]) -> None:
     assert labels["gpu-1"]["nvidia.com/gpu.count"] == "8"
     assert "nvidia.com/gpu.present" not in labels["gpu-4"]
     assert json.dumps(labels)  # plain strings only
+
+
+def test_logs_read_only_on_the_nodes_asked_for(built: tuple[Path, Path]) -> None:
+    """``log_nodes`` narrows the logs as for a bundle: those of the operator's pods on the
+    nodes named, each equal to the full read's; none at all for ``()``; the logs input is
+    collected all the same."""
+    from gpuxray.sources.mustgather import load_mustgather
+
+    _, mg = built
+    full = load_mustgather(mg)
+    on_gpu2 = {p.metadata.name for p in full.pods if p.spec.node_name == "gpu-2"}
+    some = load_mustgather(mg, log_nodes=lambda _s: {"gpu-2"})
+    assert some.logs and {k[1] for k in some.logs} <= on_gpu2
+    assert some.logs == {k: v for k, v in full.logs.items() if k[1] in on_gpu2}
+    none = load_mustgather(mg, log_nodes=lambda _s: ())
+    assert none.logs == {}
+    every = load_mustgather(mg, log_nodes=lambda _s: None)
+    assert every.logs == full.logs
+    for snap in (some, none, every):
+        assert snap.state(Input.LOGS) == full.state(Input.LOGS)
+        assert snap.has(Input.LOGS)
+
+
+def test_capacity_reads_no_log_and_reports_the_same(
+        built: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpuxray.cli import cmd_capacity
+    from gpuxray.cli.main import run
+    from gpuxray.sources import mustgather
+
+    _, mg = built
+    read: list[object] = []
+    real = mustgather._load_logs
+    monkeypatch.setattr(mustgather, "_load_logs", lambda *a: read.append(a) or real(*a))
+    assert run(["capacity", "--bundle", str(mg), "-o", "json"]) == 0
+    lean = capsys.readouterr().out
+    assert read == []  # no log file read
+    monkeypatch.setattr(cmd_capacity, "_no_logs", lambda _s: None)  # every log read
+    assert run(["capacity", "--bundle", str(mg), "-o", "json"]) == 0
+    assert len(read) == 1
+    assert capsys.readouterr().out == lean

@@ -183,7 +183,8 @@ def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
 
         mg = mustgather.find_mustgather_root(root)
         if mg is not None:
-            return mustgather.load_mustgather(mg, lenient=lenient, origin=origin or str(root))
+            return mustgather.load_mustgather(mg, lenient=lenient, origin=origin or str(root),
+                                              log_nodes=log_nodes)
         other = dumps.load_dump_dir(root, lenient=lenient, origin=origin)
         if other is not None:
             return other

@@ -345,11 +345,13 @@ def _items(text: bytes, plan: Plan) -> Iterator[dict[str, Any]]:
 # both routes equal on kubectl's output, bench must-gathers and mutated texts).
 
 #: a line: indentation, an entry's ``- ``, then ``key:`` with the rest after ``: ``, or a
-#: scalar. A key here starts with no YAML indicator and holds no ``:`` (else the scalar
-#: alternative takes the line and the value check falls back); ``key: `` with only a space
-#: after it is no key line either (kubectl writes none).
+#: scalar. A plain key starts with no YAML indicator and holds a ``:`` only before another
+#: character (managedFields' ``f:spec``, ``k:{"name":"x"}``), or the key is quoted; anything
+#: else goes to the scalar alternative, where the value check falls back. ``key: `` with only
+#: a space after it is no key line either (kubectl writes none).
 _LINE = re.compile(
-    r"^( *)(- )?(?:([^ \n'\"#:?\-\[\]{},&*!|>%@`][^\n:]*|'(?:[^'\n]|'')*'|\"(?:[^\"\\\n]|\\.)*\")"
+    r"^( *)(- )?(?:([^ \n'\"#:?\-\[\]{},&*!|>%@`][^\n:]*(?::[^ \n:][^\n:]*)*"
+    r"|'(?:[^'\n]|'')*'|\"(?:[^\"\\\n]|\\.)*\")"
     r":(?: (.+))?|(.*))$", re.M)
 #: a double-quoted scalar's escapes that libyaml reads (``\/`` and escaped tabs left out)
 _ESCAPE = re.compile(r'\\(?:([0abtnvfre "\\N_LP])|x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})'
