@@ -380,3 +380,22 @@ def test_k3s_started_before_the_toolkit_package_is_gx301(tmp_path: Path) -> None
             for f in fs] == [(node, Severity.ERROR, K3S.config, ["runc"])]
     assert any("k3s adds nvidia itself" in e.detail and "/usr/bin" in e.detail
                for e in fs[0].evidence)
+
+
+DOCKER_CONTAINERD = 'disabled_plugins = ["cri"]\n'  # containerd.io's shipped config.toml
+
+
+def test_dockers_containerd_config_on_a_k3s_node_is_not_gx513(tmp_path: Path) -> None:
+    """Docker beside k3s: /etc/containerd/config.toml disables cri for Docker's own containerd,
+    which the kubelet does not use; k3s's containerd reads its rendered file. On a stock node
+    the same file is GX513."""
+    b = D.build_operator(D.K3S_1_30, dumper=dumper)
+    for n in ("gpu-0", "gpu-1"):
+        b.host_file(n, "etc/containerd/config.toml", DOCKER_CONTAINERD)
+    assert [f.code for f in _above_info(run_all(_snap(b, tmp_path)))] == []
+    stock = D.build_aks(D.AKS_UBUNTU2204)
+    for n in D.AKS_POOL.gpu_nodes:
+        stock.host_file(n, "etc/containerd/config.toml", DOCKER_CONTAINERD)
+    fs = [f for f in run_all(_snap(stock, tmp_path / "s")) if f.code == "GX513"]
+    assert sorted((f.subject.name, f.status) for f in fs) == [
+        (n, Status.FAIL) for n in D.AKS_POOL.gpu_nodes]

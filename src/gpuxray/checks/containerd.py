@@ -74,6 +74,12 @@ def host_has_config(snap: Snapshot, host: HostFacts) -> bool:
     return has_config(host, _kubelet(snap, host.node))
 
 
+def node_root_config(snap: Snapshot, host: HostFacts) -> str:
+    """The host-file key of the config the node's containerd loads first: /etc/containerd's,
+    or k3s/RKE2's rendered file (another containerd's file on such a node is not read)."""
+    return root_config(host, _kubelet(snap, host.node)).lstrip("/")
+
+
 def version_evidence(a: Analysis) -> Evidence:
     rv = a.version
     if rv.assumed:

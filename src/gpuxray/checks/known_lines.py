@@ -24,7 +24,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Iterator
 
-from gpuxray.checks.containerd import toolkit_config_not_read
+from gpuxray.checks.containerd import node_root_config, toolkit_config_not_read
 from gpuxray.checks.registry import check
 from gpuxray.engines.operator import pod_matches
 from gpuxray.engines.podscan import other_screens
@@ -51,11 +51,12 @@ def _pod_code(snap: Snapshot, code: str) -> Iterator[Finding]:
                    node=pod.spec.node_name, cause=mine[0].match.signature.primary)
 
 
-def _host_code(host: HostFacts, code: str, deciding_only: bool = False) -> list[Evidence]:
+def _host_code(host: HostFacts, code: str, deciding_only: bool = False,
+               config: str = ROOT_CONFIG) -> list[Evidence]:
     evs: list[Evidence] = []
     matcher = default_matcher()
     texts = [("cmd", n, host.cmds.get(n)) for n in HOST_TEXTS] + \
-        [("files", ROOT_CONFIG, host.files.get(ROOT_CONFIG))]
+        [("files", config, host.files.get(config))]
     for kind, name, text in texts:
         if not text:
             continue
@@ -127,7 +128,10 @@ def containerd_cri_disabled(snap: Snapshot) -> Iterator[Finding]:
     layout) or from a deciding line of the host's texts."""
     for host in sorted(snap.hosts.values(), key=lambda h: h.node):
         evs: list[Evidence] = []
-        text = host.files.get(ROOT_CONFIG)
+        # the file this node's containerd loads: on k3s/RKE2 Docker's /etc/containerd one
+        # (which disables cri) belongs to another daemon
+        config = node_root_config(snap, host)
+        text = host.files.get(config)
         if text:
             try:
                 doc = tomllib.loads(text)
@@ -136,11 +140,11 @@ def containerd_cri_disabled(snap: Snapshot) -> Iterator[Finding]:
             disabled = doc.get("disabled_plugins")
             if isinstance(disabled, list) and any(
                     d in ("cri", "io.containerd.grpc.v1.cri") for d in disabled):
-                evs.append(Evidence(host.source("files", ROOT_CONFIG),
+                evs.append(Evidence(host.source("files", config),
                                     f"disabled_plugins = {disabled}"))
         # kubelet's "unknown service runtime.v1.RuntimeService" alone is also what a CRI
         # plugin that failed to load gives (GX509): only a deciding line counts here
-        evs += [e for e in _host_code(host, "GX513", deciding_only=True)
+        evs += [e for e in _host_code(host, "GX513", deciding_only=True, config=config)
                 if "disabled_plugins" not in e.detail]
         if evs:
             yield fail("GX513", Subject("Node", host.node), evs[:MAX_EVIDENCE],
