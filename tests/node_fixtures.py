@@ -92,6 +92,20 @@ class Host:
         return root
 
 
+HEALTHY_CONTAINERD_CONFIG = """\
+version = 2
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "registry.k8s.io/pause:3.9"
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
+  privileged_without_host_devices = false
+  runtime_engine = ""
+  runtime_root = ""
+  runtime_type = "io.containerd.runc.v2"
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
+  BinaryName = "/usr/bin/nvidia-container-runtime"
+"""
+
+
 def healthy_host() -> Host:
     """A PCIe A100 node, host driver, everything in order: no node finding expected."""
     return Host(
@@ -101,8 +115,8 @@ def healthy_host() -> Host:
             "proc/driver/nvidia/version": data("proc-driver-nvidia-version"),
             "etc/apt/apt.conf.d/50unattended-upgrades": APT_SAFE_BLACKLIST,
             "etc/apt/apt.conf.d/20auto-upgrades": data("20auto-upgrades"),
-            "etc/containerd/config.toml": 'version = 2\n[plugins."io.containerd.grpc.v1.cri"]\n'
-                                          '  sandbox_image = "registry.k8s.io/pause:3.9"\n',
+            # the nvidia handler as `nvidia-ctk runtime configure --runtime=containerd` writes it
+            "etc/containerd/config.toml": HEALTHY_CONTAINERD_CONFIG,
         },
         cmds={
             "systemctl-show-containerd.txt": data("systemctl-show-containerd.txt")

@@ -54,6 +54,30 @@ def test_node_healthy_root_exit_zero(tmp_path: Path, gx: GX) -> None:
     assert code in (0, 3)  # other engineers' node checks may lack inputs (unknown)
 
 
+def test_node_runs_the_handler_check_on_its_own_config(tmp_path: Path, gx: GX) -> None:
+    """Seed §5: a GPU host whose effective containerd config has no ``nvidia`` runtime is the
+    node side of GX301, and ``gpuxray node`` reads it from the host alone."""
+    healthy = healthy_host().to_root(tmp_path / "ok")
+    _code, doc = gx("node", "--root", str(healthy), "--name", "gpu-1", "-o", "json")
+    assert "GX301" in doc["checks"]
+    assert [f for f in doc["findings"] if f["code"] == "GX301"] == []
+    h = healthy_host()
+    h.files["etc/containerd/config.toml"] = (
+        'version = 2\n[plugins."io.containerd.grpc.v1.cri"]\n'
+        '  sandbox_image = "registry.k8s.io/pause:3.9"\n')
+    bare = h.to_root(tmp_path / "bare")
+    code, doc = gx("node", "--root", str(bare), "--name", "gpu-1", "-o", "json")
+    got = [(f["status"], f["severity"], f["subject"]["name"], f["params"]["handler"],
+            f["params"]["runtimes"], f["params"]["config"])
+           for f in doc["findings"] if f["code"] == "GX301"]
+    # a warning: nothing on the host alone shows a pod already needing the handler
+    assert got == [("fail", "warning", "gpu-1", "nvidia", ["runc"], "/etc/containerd/config.toml")]
+    assert code == 0
+    code, _doc = gx("node", "--root", str(bare), "--name", "gpu-1", "-o", "json",
+                    "--fail-on", "warning")
+    assert code == 1
+
+
 def test_save_round_trip_matches_check(tmp_path: Path, gx: GX) -> None:
     root = broken_host().to_root(tmp_path / "host")
     out = tmp_path / "bundle"

@@ -26,7 +26,8 @@ def node_checks(snap: Snapshot) -> list[CheckSpec]:
     """Node-layer checks whose inputs this host-only snapshot can satisfy."""
     return [s for s in all_checks().values()
             if (s.layer is Layer.NODE or s.code in EXTRA_CODES)
-            and all(snap.has(i) for i in s.needs) and Input.HOSTS in s.needs]
+            and all(snap.has(i) for i in s.needs)
+            and (Input.HOSTS in s.needs or s.code in EXTRA_CODES)]
 
 
 def run_node_checks(snap: Snapshot) -> list[Finding]:
