@@ -1826,6 +1826,115 @@ SIGNATURES: tuple[Signature, ...] = (
        r"\binit:(?:\d+/\d+|crashloopbackoff|error)", {"operand-init": 1.5}, (DESCRIBE,),
        examples=(_x("nvidia-device-plugin-daemonset-9b4rk   0/1   Init:0/1   0   22m",
                     K + "pkg/printers/internalversion/printers.go"),)),
+    # ---- stacks the component refuses (GX409), env-var requests refused (GX303), NVML and
+    # nvidia-smi failing (GX304), the plugin never serving (GX202): each keyed on the message
+    # shape of the component that prints it ------------------------------------------------
+    # the toolkit drops NVIDIA_VISIBLE_DEVICES from an unprivileged container when
+    # accept-nvidia-visible-devices-envvar-when-unprivileged is false: the pod gets no GPU
+    # (the hook's wording up to v1.17, the CDI modifier's, then the image config's from v1.18)
+    _s("toolkit-envvar-ignored", "ignoring devices|ignoring request by environment",
+       r"ignoring devices specified in nvidia_visible_devices|"
+       r"ignoring (?:devices requested|request) by environment variable\(s\) in unprivileged "
+       r"container",
+       {"envvar-ignored": 3.5}, (LOG, EVENT, STATUS), True,
+       examples=(_x("Ignoring devices specified in NVIDIA_VISIBLE_DEVICES (privileged=false, "
+                    "accept-nvidia-visible-devices-envvar-when-unprivileged=false) ",
+                    "NVIDIA/nvidia-container-toolkit@v1.17.0:cmd/nvidia-container-runtime-hook/"
+                    "container_config.go"),
+                 _x('level=warning msg="Ignoring devices specified in NVIDIA_VISIBLE_DEVICES: '
+                    '[nvidia.com/gpu=all]"',
+                    "NVIDIA/nvidia-container-toolkit@v1.17.0:internal/modifier/cdi.go"),
+                 _x('level=warning msg="Ignoring devices requested by environment variable(s) in '
+                    'unprivileged container: [NVIDIA_VISIBLE_DEVICES]"',
+                    CTK + "internal/config/image/cuda_image.go"),
+                 _x('level=warning msg="Ignoring request by environment variable(s) in '
+                    'unprivileged container: [NVIDIA_VISIBLE_DEVICES]"',
+                    CTK + "internal/config/image/cuda_image.go"))),
+    # DCGM refuses the GPU (DCGM_ST_GPU_NOT_SUPPORTED): dcgm-exporter stops adding it to its
+    # group; a product DCGM does not drive (a Jetson iGPU, a consumer board)
+    _s("dcgm-gpu-not-supported", "not supported by dcgm",
+       r"this gpu is not supported by dcgm", {"unsupported-stack": 3.5}, (LOG,), True,
+       examples=(_x("FATA[0000] Error adding GPU 1 to group: This GPU is not supported by DCGM",
+                    GH + "NVIDIA/DCGM/issues/61"),
+                 _x("error adding GPU 0 to group: This GPU is not supported by DCGM",
+                    "NVIDIA/go-dcgm@3287e4e8:pkg/dcgm/gpu_group.go"))),
+    # an NGC image's entrypoint checking the GPU against the products its release supports
+    _s("ngc-gpu-not-supported", "not yet supported in this version of the container|"
+       "no supported gpu(s) detected",
+       r"gpu, which is not yet supported in this version of the container|"
+       r"no supported gpu\(s\) detected to run this container",
+       {"unsupported-stack": 3.0}, (LOG,), True,
+       examples=(_x("WARNING: Detected NVIDIA NVIDIA GeForce RTX 4060 GPU, which is not yet "
+                    "supported in this version of the container", GH +
+                    "fauxpilot/fauxpilot/issues/248"),
+                 _x("ERROR: No supported GPU(s) detected to run this container",
+                    GH + "fauxpilot/fauxpilot/issues/248"))),
+    # a framework build without kernels for this GPU's architecture (too new or too old for
+    # the build): the GPU is reached, the stack does not support it
+    _s("framework-arch-unsupported", "is not compatible with the current pytorch|"
+       "minimum required cuda capability|no kernel image is available",
+       r"with cuda capability sm_\d+ is not compatible with the current pytorch installation|"
+       r"with cuda compute capability [\d.]+\. the minimum required cuda capability is|"
+       r"no kernel image is available for execution on the device",
+       {"unsupported-stack": 2.5}, (LOG,),
+       examples=(_x("NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with "
+                    "the current PyTorch installation.",
+                    "pytorch/pytorch@v2.6.0:torch/cuda/__init__.py"),
+                 _x("I tensorflow/core/common_runtime/gpu/gpu_device.cc:1721] Ignoring visible "
+                    "gpu device (device: 0, name: GeForce GTX 670MX, pci bus id: 0000:01:00.0, "
+                    "compute capability: 3.0) with Cuda compute capability 3.0. The minimum "
+                    "required Cuda capability is 3.5.",
+                    "tensorflow/tensorflow@v2.2.0:tensorflow/core/common_runtime/gpu/"
+                    "gpu_device.cc"),
+                 _x("RuntimeError: CUDA error: no kernel image is available for execution on "
+                    "the device",
+                    "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"))),
+    # the operator refusing a driver configuration it does not support (GDS/GDRCopy with
+    # precompiled drivers)
+    _s("operator-driver-combination", "not supported along with pre-compiled|"
+       "unsupported driver combination",
+       r"is not supported along with pre-compiled nvidia drivers|"
+       r"unsupported driver combination detected",
+       {"unsupported-stack": 3.5}, (LOG,), True,
+       examples=(_x("GPUDirect Storage driver (nvidia-fs) and/or GDRCopy driver is not "
+                    "supported along with pre-compiled NVIDIA drivers",
+                    OP + "controllers/nvidiadriver_controller.go"),
+                 _x('ERROR unsupported driver combination detected {"controller": '
+                    '"nvidia-driver-controller"}', OP + "controllers/nvidiadriver_controller.go"),
+                 _x("GDRCopy is not supported along with pre-compiled NVIDIA drivers",
+                    OP + "controllers/object_controls.go"))),
+    # the operator's driver state for a node OS it has no driver volumes/repos for
+    _s("operator-distribution-unsupported", "not supported",
+       r"(?:repository|certificate) configuration not supported for distribution \S+|"
+       r"\bdistribution \S+ not supported",
+       {"driver-os-mismatch": 2.5, "unsupported-stack": 1.5}, (LOG,),
+       examples=(_x("distribution debian not supported", OP + "internal/state/driver_volumes.go"),
+                 _x("repository configuration not supported for distribution sles15.5",
+                    OP + "controllers/object_controls.go"))),
+    # a Tegra (Jetson) kernel in uname or a log header: the operator's operands and DCGM do
+    # not run there (a hint, never deciding)
+    _s("tegra-kernel", "-tegra",
+       r"\b\d+\.\d+\.\d+[\w.+-]*-tegra\b", {"unsupported-stack": 1.5}, (LOG, JOURNAL),
+       examples=(_x("Linux yr-hil-01 5.10.120-rt70-tegra #1 SMP PREEMPT RT Tue Jun 13 21:41:12 "
+                    "CST 2023 aarch64 aarch64 aarch64 GNU/Linux",
+                    GH + "NVIDIA/dcgm-exporter/issues/234"),)),
+    # nvidia-smi found no NVML library at all (no driver user space on this host or in this
+    # container, or ldconfig never ran for the injected one)
+    _s("smi-nvml-lib-not-found", "couldn't find libnvidia-ml.so",
+       r"nvidia-smi couldn't find libnvidia-ml\.so library",
+       {"nvml-init": 2.5}, (SMI, LOG),
+       examples=(_x("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please "
+                    "make sure that the NVIDIA Display Driver is properly installed and present "
+                    "in your system.", GH + "NVIDIA/nvidia-docker/issues/1163"),)),
+    # the device plugin's start loop: a plugin that never starts never registers a resource
+    _s("plugin-start-failed", "failed to start one or more plugins|failed to start plugin",
+       r"failed to start one or more plugins|failed to start plugin: ",
+       {"not-advertised": 1.5}, (LOG,),
+       examples=(_x("I1129 10:02:10.000000 1 main.go:302] Failed to start one or more plugins. "
+                    "Retrying in 30s...", DP + "cmd/nvidia-device-plugin/main.go"),
+                 _x("E1129 10:02:10.000000 1 main.go:409] Failed to start plugin: error "
+                    "starting plugin: listen unix: address already in use",
+                    DP + "cmd/nvidia-device-plugin/main.go"))),
 )
 
 # Operand pods in a bad state in a pasted `kubectl get pods` table: what each one's failure most
