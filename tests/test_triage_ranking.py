@@ -283,12 +283,18 @@ def test_another_os_kernel_in_the_ubuntu_image_is_the_os_not_the_tag() -> None:
 
 
 def test_a_module_never_built_is_not_a_load_refusal() -> None:
-    """kmod-project/kmod@v31:tools/modprobe.c: no module for the running kernel is a build
-    that never happened, not nouveau or Secure Boot refusing a load."""
+    """kmod-project/kmod@v31:tools/modprobe.c: no module for the running kernel is a kernel
+    that arrived after the driver was built (GX508), not nouveau or Secure Boot refusing a
+    load; the rebuild it needs wants that kernel's headers (GX403 second)."""
     r = triage([("x", "modprobe: FATAL: Module nvidia not found in directory "
                       "/lib/modules/5.15.0-1034-aws\n")])
-    assert r.causes[0].cause.id == "kernel-headers" and not r.decided
+    assert [c.cause.id for c in r.causes[:2]] == ["kernel-upgraded", "kernel-headers"]
+    assert not r.decided
     assert not {"nouveau", "secure-boot"} & {c.cause.id for c in r.causes}
+    # unattended-upgrades' own log of the new kernel puts it beyond doubt
+    log = ("2024-05-02 06:25:11,032 INFO Packages that will be upgraded: linux-aws "
+           "linux-headers-aws linux-image-aws\n")
+    assert _codes(log)[0] == "GX508"
 
 
 def test_config_manager_stale_link_is_the_edited_configmap() -> None:

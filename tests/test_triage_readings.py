@@ -227,3 +227,29 @@ def test_daemon_json_without_the_nvidia_default_runtime() -> None:
     assert "reading:docker-default-runtime" not in _readings(with_default)
     runc_only = DAEMON_JSON.replace('"nvidia": {', '"crun": {')
     assert "reading:docker-default-runtime" not in _readings(runc_only)
+
+
+POD_ENV_ONLY = """apiVersion: v1
+kind: Pod
+metadata:
+  name: cuda
+spec:
+  containers:
+  - name: cuda
+    image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+    command: ["nvidia-smi"]
+    env:
+    - name: NVIDIA_VISIBLE_DEVICES
+      value: all
+"""
+
+
+def test_a_pod_asking_for_gpus_only_through_the_env_var() -> None:
+    assert _readings(POD_ENV_ONLY) == ["reading:envvar-without-limits"]
+    assert _top(POD_ENV_ONLY) == ("GX303", False)
+    with_limit = POD_ENV_ONLY + "    resources:\n      limits:\n        nvidia.com/gpu: 1\n"
+    assert "reading:envvar-without-limits" not in _readings(with_limit)
+    privileged = POD_ENV_ONLY + "    securityContext:\n      privileged: true\n"
+    assert "reading:envvar-without-limits" not in _readings(privileged)
+    void = POD_ENV_ONLY.replace("value: all", "value: void")
+    assert "reading:envvar-without-limits" not in _readings(void)

@@ -208,6 +208,38 @@ def cri_dropin(parts: list[tuple[str, Part]]) -> list[CauseScore]:
     return []
 
 
+def envvar_without_limits(docs: list[Any]) -> list[CauseScore]:
+    """GX303: a container that asks for GPUs only through ``NVIDIA_VISIBLE_DEVICES`` (no
+    ``nvidia.com/*`` in its resources). Where the toolkit refuses the variable from unprivileged
+    containers (``accept-nvidia-visible-devices-envvar-when-unprivileged = false``,
+    NVIDIA/nvidia-container-toolkit@v1.20.0:cmd/nvidia-container-runtime-hook/container_config.go)
+    or devices come through CDI, such a container gets no GPU. A vote: the toolkit's setting
+    tells."""
+    for doc in docs:
+        for key, value, _parent in _walk(doc):
+            if key != "containers" or not isinstance(value, list):
+                continue
+            for ctr in value:
+                if not isinstance(ctr, dict) or not isinstance(ctr.get("env"), list):
+                    continue
+                asked = [e.get("value") for e in ctr["env"] if isinstance(e, dict)
+                         and e.get("name") == "NVIDIA_VISIBLE_DEVICES"]
+                if not asked or str(asked[0]).strip().lower() in ("", "void", "none"):
+                    continue
+                res = ctr.get("resources")
+                names = [str(k) for sect in ("limits", "requests")
+                         for k in ((res or {}).get(sect) or {})] if isinstance(res, dict) else []
+                if any(n.startswith("nvidia.com/") for n in names):
+                    continue
+                sc = ctr.get("securityContext")
+                if isinstance(sc, dict) and sc.get("privileged") is True:
+                    continue  # a privileged container may use the variable
+                return [_vote("envvar-ignored", 1.25, "envvar-without-limits",
+                              f"container {ctr.get('name', '?')} sets NVIDIA_VISIBLE_DEVICES="
+                              f"{asked[0]} and requests no nvidia.com/* resource")]
+    return []
+
+
 def docker_default_runtime(docs: list[Any]) -> list[CauseScore]:
     """GX514: a Docker ``daemon.json`` that registers the ``nvidia`` runtime without making it
     the default. kubelet's dockershim (and cri-dockerd) start every pod, the device plugin's
@@ -237,4 +269,4 @@ def readings(parts: list[tuple[str, Part]]) -> list[CauseScore]:
                          paste.HELM_VALUES) and ":" in part.text:
             docs.extend(_docs(part.text))
     return [*nfd_label_fields(docs), *operand_tolerations(docs), *split_pod_request(docs),
-            *docker_default_runtime(docs), *cri_dropin(parts)]
+            *docker_default_runtime(docs), *envvar_without_limits(docs), *cri_dropin(parts)]

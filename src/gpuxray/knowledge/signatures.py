@@ -168,6 +168,12 @@ CAUSES: tuple[Cause, ...] = (
           "`uname -r` on the node vs the driver image tag"),
     Cause("kernel-headers", "GX403", "kernel headers for the running kernel are missing",
           "`uname -r` and whether linux-headers-$(uname -r) is installable on the node"),
+    Cause("kernel-upgraded", "GX508",
+          "the kernel was upgraded under the driver: no NVIDIA module is built for the running "
+          "kernel (unattended upgrades)",
+          "`uname -r` vs `ls /lib/modules/$(uname -r)/updates /lib/modules/$(uname -r)/kernel/"
+          "drivers/video` and `grep -h linux-image /var/log/apt/history.log "
+          "/var/log/unattended-upgrades/unattended-upgrades.log`"),
     Cause("driver-os-mismatch", "GX412",
           "no driver image for this node's OS: driver-container mode needs GPU nodes on one OS "
           "(or NVIDIADriver CRs per OS)",
@@ -961,17 +967,35 @@ SIGNATURES: tuple[Signature, ...] = (
     # never built for it (a kernel upgraded under it, or the build failed), not a refusal
     _s("module-not-built", "not found in directory",
        r"module nvidia[\w-]* not found in directory",
-       {"kernel-headers": 2.0, "driver-failing": 0.75}, (LOG, DMESG),
+       {"kernel-upgraded": 2.0, "kernel-headers": 1.0, "driver-failing": 0.5}, (LOG, DMESG),
        examples=(_x("modprobe: FATAL: Module nvidia not found in directory "
                     "/lib/modules/5.15.0-1034-aws", "kmod-project/kmod@v31:tools/modprobe.c"),)),
     # the kernel refusing a module built against another kernel's symbols
     _s("module-symbol-mismatch", "disagrees about version of symbol|unknown symbol",
        r"nvidia[\w-]*: (?:disagrees about version of symbol|unknown symbol \S+ \(err)",
-       {"kernel-headers": 2.0}, (DMESG, LOG),
+       {"kernel-upgraded": 2.0, "kernel-headers": 1.0}, (DMESG, LOG),
        examples=(_x("nvidia: disagrees about version of symbol module_layout",
                     "torvalds/linux@v6.8:kernel/module/version.c"),
                  _x("nvidia: Unknown symbol drm_gem_object_free (err -2)",
                     "torvalds/linux@v6.8:kernel/module/main.c"))),
+    # a new kernel arriving: unattended-upgrades' own log, and DKMS's kernel hook finding no
+    # headers to rebuild the module for it
+    _s("kernel-upgrade-log", "packages that will be upgraded|postinst.d/dkms",
+       r"packages that will be upgraded: .*\blinux-(?:image|modules|headers|generic|aws|azure|"
+       r"gcp|oracle)|run-parts: executing /etc/kernel/postinst\.d/dkms \S+",
+       {"kernel-upgraded": 2.5}, (LOG, JOURNAL),
+       examples=(_x("2024-05-02 06:25:11,032 INFO Packages that will be upgraded: linux-aws "
+                    "linux-headers-aws linux-image-aws",
+                    "mvo5/unattended-upgrades@2.9:unattended-upgrade"),
+                 _x("run-parts: executing /etc/kernel/postinst.d/dkms 5.15.0-91-generic "
+                    "/boot/vmlinuz-5.15.0-91-generic",
+                    "dell/dkms@v3.0.10:kernel_postinst.d_dkms"))),
+    _s("dkms-headers-missing", "your kernel headers for kernel",
+       r"your kernel headers for kernel \S+ cannot be found",
+       {"kernel-headers": 2.5, "kernel-upgraded": 1.0}, (LOG, JOURNAL),
+       examples=(_x("Error! Your kernel headers for kernel 5.15.0-91-generic cannot be found at "
+                    "/lib/modules/5.15.0-91-generic/build or /lib/modules/5.15.0-91-generic/"
+                    "source.", "dell/dkms@v3.0.10:dkms.in"),)),
     _s("insert-nvidia-failed", "nvidia|unable to load the kernel module",
        r"could not insert '?nvidia|modprobe: (?:fatal|error): (?!module \S+ not found)"
        r"(?!module \S+ is in use).*nvidia|"
@@ -1968,7 +1992,8 @@ CHECK_CAUSE: dict[str, str] = {
     "GX307": "injection-failed", "GX404": "upgrade-failed", "GX406": "dcgm-connect",
     "GX407": "mig-failed", "GX412": "driver-os-mismatch", "GX413": "plugin-config-invalid",
     "GX414": "gfd-labels", "GX501": "dropin-overwrote", "GX504": "containerd-restart",
-    "GX505": "xid", "GX506": "nouveau", "GX507": "secure-boot", "GX509": "containerd-config",
+    "GX505": "xid", "GX506": "nouveau", "GX507": "secure-boot", "GX508": "kernel-upgraded",
+    "GX509": "containerd-config",
     "GX602": "shared-request", "GX310": "admission-failed", "GX311": "cuda-requirement",
     "GX416": "gpu-unsupported", "GX512": "runtime-config-not-read", "GX513": "cri-disabled",
     "GX514": "runtime-not-default", "GX417": "mig-monitor", "GX418": "driver-in-use",
@@ -2298,7 +2323,13 @@ CAUSE_CHAIN: tuple[CauseLink, ...] = (
               DRV + "ubuntu22.04/nvidia-driver (the install stops; the validator's driver "
               "stage and every later operand wait: " + OP + "cmd/nvidia-validator/main.go)")
     for root in ("nouveau", "secure-boot", "kernel-headers", "precompiled-kernel",
-                 "driver-os-mismatch", "driver-in-use", "gpu-unsupported", "gpu-init")),
+                 "driver-os-mismatch", "driver-in-use", "gpu-unsupported", "gpu-init",
+                 "kernel-upgraded")),
+    # a kernel upgraded under the driver leaves no module for it: the headers the rebuild
+    # needs, or the precompiled package for the new kernel, are what the driver then misses
+    CauseLink("kernel-upgraded", ("kernel-headers", "precompiled-kernel"),
+              "seed §3; dell/dkms@v3.0.10:kernel_postinst.d_dkms (the rebuild on a new "
+              "kernel)"),
     # the Ubuntu image on another OS's node looks for that kernel's headers and precompiled
     # packages, which no Ubuntu repository has
     CauseLink("driver-os-mismatch", ("precompiled-kernel", "kernel-headers"),
