@@ -306,3 +306,20 @@ def test_config_manager_stale_link_is_the_edited_configmap() -> None:
     assert _codes(stale)[:2] == ["GX408", "GX413"]
     other = stale.replace("file exists", "permission denied")
     assert _codes(other)[0] == "GX413"
+
+
+def test_an_xid_that_made_a_gpu_unhealthy_is_named_by_its_effect() -> None:
+    """A kernel log of Xids alone is GX505; with the device plugin marking the GPU unhealthy
+    (NVIDIA/k8s-device-plugin@v0.20.0:internal/rm/health.go) it is GX203, the Xid second. A
+    line that only also votes for unhealthy (the plugin's RPC failing) does not move it."""
+    xid = ("[Fri Aug  9 13:32:56 2024] NVRM: Xid (PCI:0000:00:08): 94, pid='<unknown>', "
+           "name=<unknown>, Contained: SM (0x1). RST: No, D-RST: No\n")
+    assert _codes(xid)[0] == "GX505"
+    plugin = ("I0809 13:32:57.000000 1 health.go:151] XidCriticalError: Xid=94 on "
+              "Device=GPU-c24840ec-8de1-83d5-b126-08000173ae32; marking device as unhealthy.\n")
+    assert _codes(xid + plugin)[:2] == ["GX203", "GX505"]
+    rpc = ("Pod Allocate failed due to device plugin GetPreferredAllocation rpc failed with err: "
+           "rpc error: code = Unknown desc = nvml: GPU is lost, which is unexpected\n"
+           "Unable to determine the device handle for GPU 0000:C1:00.0: GPU is lost.  Reboot "
+           "the system to recover this GPU\n")
+    assert _codes(rpc)[0] == "GX505"

@@ -547,7 +547,7 @@ GENERIC_SIGNATURES = frozenset(sg.id for sg in SIGNATURES
                                if len(sg.votes) >= 3 and not sg.deciding)
 
 
-def _own_evidence(root: CauseScore, effect: CauseScore) -> bool:
+def _own_evidence(root: CauseScore, effect: CauseScore, strict: bool = False) -> bool:
     """``root`` stands on a line or reading that does not also vote for ``effect`` (a line
     that votes for both, as ``no runtime for "nvidia"`` weakly names the drop-in, is no
     evidence that the root is there), with enough weight to go above it."""
@@ -556,6 +556,9 @@ def _own_evidence(root: CauseScore, effect: CauseScore) -> bool:
     # handler; it is still the misplaced file's line)
     own = {sg for sg in root.signatures if sg not in effect.signatures
            or (sg in _SIG_BY_ID and _SIG_BY_ID[sg].primary == root.cause.id)}
+    if strict:
+        own = {sg for sg in own if (sg in _SIG_BY_ID and _SIG_BY_ID[sg].primary == root.cause.id)
+               or sg == f"check:{root.cause.code}"}
     if not own or root.score < ROOT_MIN_SCORE:
         return False
     if effect.deciding and not root.deciding:
@@ -583,7 +586,7 @@ def order_by_chain(ranked: list[CauseScore]) -> list[CauseScore]:
                 eff = by_id.get(eid)
                 if eff is None or (eff.cause.code == root.cause.code and eff.score <= root.score):
                     continue
-                if eff.score <= 0 or not _own_evidence(root, eff):
+                if eff.score <= 0 or not _own_evidence(root, eff, link.strict):
                     continue
                 if eff.score >= root.score * EFFECT_SHARE - 1e-9:
                     eff.score = root.score * EFFECT_SHARE - 0.01

@@ -2314,6 +2314,9 @@ class CauseLink:
     cause: str
     effects: tuple[str, ...]
     source: str
+    # the root's own evidence must name it first (a line whose strongest vote is the root, or
+    # a check of its code): a line that only also votes for it does not count
+    strict: bool = False
 
 
 _DRIVER_ROOT_EFFECTS = ("driver-failing", "operand-init", "nvml-init", "not-advertised",
@@ -2388,10 +2391,17 @@ CAUSE_CHAIN: tuple[CauseLink, ...] = (
     CauseLink("mig-failed", ("not-advertised", "operand-init"),
               MIG + "deployments/container/reconfigure-mig.sh (the plugin is stopped while the "
               "layout is applied)"),
-    CauseLink("xid", ("unhealthy", "device-lost", "admission-failed"),
+    CauseLink("xid", ("device-lost", "admission-failed"),
               DP + "internal/rm/health.go (critical Xids mark devices unhealthy)"),
+    # a GPU an Xid made unhealthy is named by its allocation effect (GX203), the Xid second,
+    # when the paste shows that effect with a line of its own (the plugin marking it, capacity
+    # above allocatable); a kernel log alone stays the Xid's
     CauseLink("unhealthy", ("admission-failed",),
               K + "pkg/kubelet/cm/devicemanager/manager.go (no healthy devices to allocate)"),
+    CauseLink("unhealthy", ("xid",),
+              DP + "internal/rm/health.go (the plugin marks the device unhealthy; kubelet's "
+              "allocatable drops: " + K + "pkg/kubelet/cm/devicemanager/manager.go)",
+              strict=True),
     CauseLink("plugin-config-not-applied", ("shared-request",),
               OP + "controllers/object_controls.go (the operator does not watch the ConfigMap)"),
     CauseLink("dra-driver-down", ("dra-no-slices", "dra-prepare"),
