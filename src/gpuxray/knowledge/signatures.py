@@ -1959,6 +1959,59 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("E1129 10:02:10.000000 1 main.go:409] Failed to start plugin: error "
                     "starting plugin: listen unix: address already in use",
                     DP + "cmd/nvidia-device-plugin/main.go"))),
+    # ---- the kernel changed under the driver (GX508) ------------------------------------------
+    # the kernel refusing a module whose vermagic names another kernel (built for the kernel
+    # that ran before the upgrade): only a module built for another kernel prints it
+    _s("module-version-magic", "version magic",
+       r"nvidia[\w-]*: version magic '[^']*' should be '",
+       {"kernel-upgraded": 3.5}, (DMESG, LOG, JOURNAL), True,
+       examples=(_x("nvidia: version magic '5.15.0-88-generic SMP mod_unload modversions ' should "
+                    "be '5.15.0-91-generic SMP mod_unload modversions '",
+                    "torvalds/linux@v6.8:kernel/module/main.c"),)),
+    # kmod reporting the same refusal (ENOEXEC): modprobe with strerror, insmod with its own
+    # wording
+    _s("module-exec-format", "exec format error|invalid module format",
+       r"could not insert '?nvidia[\w-]*'?: exec format error|"
+       r"could not insert module \S*nvidia[\w-]*\.ko: invalid module format",
+       {"kernel-upgraded": 2.5, "kernel-headers": 0.5}, (LOG, DMESG, JOURNAL),
+       examples=(_x("modprobe: ERROR: could not insert 'nvidia': Exec format error",
+                    "kmod-project/kmod@v31:tools/modprobe.c"),
+                 _x("insmod: ERROR: could not insert module nvidia.ko: Invalid module format",
+                    "kmod-project/kmod@v31:tools/insmod.c"))),
+    # the driver container's kernel-update hook (written at start, run by the node's kernel
+    # postinst): it fires only when a new kernel is installed under the running driver
+    _s("driver-kernel-update-hook", "starting update of nvidia driver|"
+       "failed to update the nvidia driver",
+       r"starting update of nvidia driver version \S+ for linux kernel version|"
+       r"failed to update the nvidia driver",
+       {"kernel-upgraded": 2.5}, (LOG,),
+       examples=(_x("Starting update of NVIDIA driver version 550.127.05 for Linux kernel "
+                    "version 5.15.0-91-generic", DRV + "ubuntu22.04/nvidia-driver"),
+                 _x("ERROR: Failed to update the NVIDIA driver", DRV + "rhel9/nvidia-driver"))),
+    # OpenShift: the Driver Toolkit image carries another kernel than the node now runs (the
+    # node's kernel moved with an RHCOS update)
+    _s("dtk-kernel-mismatch", "broken driver toolkit image",
+       r"broken driver toolkit image detected",
+       {"kernel-upgraded": 2.0, "precompiled-kernel": 0.5}, (LOG,),
+       examples=(_x("WARNING: broken Driver Toolkit image detected:",
+                    DRV + "rhel9/ocp_dtk_entrypoint"),)),
+    # DKMS on a kernel it has no headers for, or failing to build there (a kernel installed
+    # under the driver; the first line of the message DKMS wraps over two lines)
+    _s("dkms-build-skipped", "module build for kernel|bad return status for module build",
+       r"module build for kernel \S+ was skipped since the|"
+       r"bad return status for module build on kernel: \S+",
+       {"kernel-upgraded": 2.0, "kernel-headers": 1.0}, (LOG, JOURNAL),
+       examples=(_x("Module build for kernel 5.13.19-1-pve was skipped since the kernel headers "
+                    "for this kernel does not seem to be installed.",
+                    GH + "awesometic/realtek-r8125-dkms/issues/13"),
+                 _x("Error! Bad return status for module build on kernel: 6.14.4-arch1-2 (x86_64)",
+                    GH + "korvahannu/arch-nvidia-drivers-installation-guide/issues/37"))),
+    # ---- no NVIDIA device nodes (GX304): the driver is not loaded on this host --------------
+    _s("dev-nvidia-absent", "/dev/nvidia",
+       r"cannot access '?/dev/nvidia[\w*-]*'?: no such file or directory",
+       {"nvml-init": 1.5}, (LOG, SMI),
+       examples=(_x("ls: cannot access '/dev/nvidia*': No such file or directory",
+                    "coreutils/coreutils@v9.4:src/ls.c"),)),
 )
 
 # Operand pods in a bad state in a pasted `kubectl get pods` table: what each one's failure most
