@@ -11,6 +11,7 @@ from pathlib import Path
 
 from gpuxray.model.snapshot import Snapshot
 from gpuxray.scenarios.builder import ClusterBuilder
+from gpuxray.scenarios.healthy import base_config, toolkit_dropin
 from gpuxray.sources.bundle import load_bundle_dir
 from gpuxray.sources.host import FAKE_CMD_DIR
 
@@ -92,18 +93,9 @@ class Host:
         return root
 
 
-HEALTHY_CONTAINERD_CONFIG = """\
-version = 2
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "registry.k8s.io/pause:3.9"
-[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
-  privileged_without_host_devices = false
-  runtime_engine = ""
-  runtime_root = ""
-  runtime_type = "io.containerd.runc.v2"
-[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
-  BinaryName = "/usr/bin/nvidia-container-runtime"
-"""
+#: the node image's config with the nvidia runtimes written into it by the toolkit (in place, as
+#: toolkits before drop-in support do)
+HEALTHY_CONTAINERD_CONFIG = toolkit_dropin(base_config("1.7.27"), cdi=False)
 
 
 def healthy_host() -> Host:
