@@ -2012,6 +2012,22 @@ SIGNATURES: tuple[Signature, ...] = (
        {"nvml-init": 1.5}, (LOG, SMI),
        examples=(_x("ls: cannot access '/dev/nvidia*': No such file or directory",
                     "coreutils/coreutils@v9.4:src/ls.c"),)),
+    # the device plugin's NVML init failing for another reason than a missing library (that
+    # one is plugin-nvml-not-found): the driver is not loaded or not reachable from the plugin
+    _s("plugin-nvml-init-error", "nvml init failed",
+       r"nvml init failed: (?!error_library_not_found)\w+",
+       {"nvml-init": 2.0, "not-advertised": 0.5}, (LOG,),
+       examples=(_x("W0312 10:02:10.000000 1 factory.go:107] nvml init failed: "
+                    "ERROR_DRIVER_NOT_LOADED", DP + "internal/plugin/factory.go"),)),
+    # PyTorch finding no CUDA driver library in the container: nothing injected one (the pod
+    # runs under runc, or asked for no GPU), or the host has no driver
+    _s("torch-no-driver", "found no nvidia driver on your system",
+       r"found no nvidia driver on your system",
+       {"runtime-not-default": 1.5, "envvar-ignored": 1.25, "nvml-init": 0.5}, (LOG, STATUS),
+       examples=(_x("RuntimeError: Found no NVIDIA driver on your system. Please check that you "
+                    "have an NVIDIA GPU and installed a driver from "
+                    "http://www.nvidia.com/Download/index.aspx",
+                    "pytorch/pytorch@v2.3.0:c10/cuda/CUDAFunctions.cpp"),)),
 )
 
 # Operand pods in a bad state in a pasted `kubectl get pods` table: what each one's failure most
