@@ -2028,6 +2028,14 @@ SIGNATURES: tuple[Signature, ...] = (
                     "have an NVIDIA GPU and installed a driver from "
                     "http://www.nvidia.com/Download/index.aspx",
                     "pytorch/pytorch@v2.3.0:c10/cuda/CUDAFunctions.cpp"),)),
+    # helm refusing a chart (the operator's, the plugin's) whose kubeVersion range excludes
+    # the cluster: that release does not support this Kubernetes
+    _s("helm-kubeversion-unsupported", "which is incompatible with kubernetes",
+       r"chart requires kubeversion: .+ which is incompatible with kubernetes v?\d",
+       {"unsupported-stack": 3.0}, (LOG,), True,
+       examples=(_x("Error: INSTALLATION FAILED: chart requires kubeVersion: >= 1.16.0-0 which is "
+                    "incompatible with Kubernetes v1.15.12",
+                    "helm/helm@v3.14.0:pkg/action/action.go"),)),
 )
 
 # Operand pods in a bad state in a pasted `kubectl get pods` table: what each one's failure most
