@@ -14,8 +14,6 @@ import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-import yaml
-
 from gpuxray.checks.registry import check
 from gpuxray.engines.capacity import GPU_PREFIXES, is_gpu_node, is_terminal
 from gpuxray.engines.nodefacts import containerd_config_collected, runs_containerd
@@ -342,6 +340,8 @@ class NodeSpec:
 def node_cdi_specs(files: dict[str, str]) -> list[NodeSpec]:
     """Every spec under containerd's default ``cdi_spec_dirs`` (``/etc/cdi``, ``/var/run/cdi``),
     JSON (the device plugin's) or YAML (the toolkit's), by the kind it declares."""
+    import yaml  # only where a node's CDI dirs were collected (~30 ms of every check's start)
+
     out: list[NodeSpec] = []
     for path in sorted(files):
         if not path.startswith(cdik.CDI_DIRS) or not path.endswith((".yaml", ".yml", ".json")):

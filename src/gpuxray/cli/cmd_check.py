@@ -7,7 +7,6 @@ from typing import Any
 import click
 
 from gpuxray.checks.engine import exit_code, run_all
-from gpuxray.cli import reports
 from gpuxray.cli.common import (
     fail_on_option,
     open_snapshot,
@@ -22,7 +21,6 @@ from gpuxray.diagnose.incidents import snapshot_incidents
 from gpuxray.model.finding import Finding
 from gpuxray.model.snapshot import Snapshot
 from gpuxray.render import json as render_json
-from gpuxray.render import text as render_text
 
 #: decode a large bundle's healthy pods lean (``sources/leanpods.py``); a test turns it off to
 #: prove the reports equal
@@ -37,6 +35,10 @@ def emit_findings(findings: list[Finding], output: str, snap: Snapshot,
         doc_extra = {"source": snap.origin, **(extra or {})}
         click.echo(render_json.render(findings, doc_extra, incidents), nl=False)
         return
+    # the document and text renderers (and what they import) only for their outputs
+    from gpuxray.cli import reports
+    from gpuxray.render import text as render_text
+
     if output in reports.DOCUMENT_OUTPUTS:
         reports.emit_findings(findings, output, snap, title or f"gpuxray check — {snap.origin}",
                               incidents=incidents)

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from gpuxray.model.k8s import Pod, PodCore
+from gpuxray.model.k8s import Pod, PodCore, PodLean
 from gpuxray.model.snapshot import Snapshot, memo
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
@@ -120,8 +121,33 @@ def _fleet_walk(snap: Snapshot) -> tuple[BoundWalk, RuntimeScan, OtherScreens]:
     workers: list[Pod] = []
     with_reason: list[Pod] = []
     vendor, env_name, join = GPU_VENDOR, VISIBLE_DEVICES, "".join
+    # a snapshot's pods are typed Pod; a bundle read for ``check`` holds PodLean among them
+    lean: type[Any] = PodLean
     for pod in snap.pods:
         spec = pod.spec
+        if type(pod) is lean:
+            # bound, Running, every container ready and never restarted, no status reason,
+            # init containers, GPU intent or ``-worker`` name (``sources/leanpods.py``): only
+            # the groupings, the node's live pods and the GPU-name screen apply
+            node = spec.node_name
+            if groups:
+                meta = pod.metadata
+                ns = meta.namespace or "default"
+                by_ns[ns].append(pod)
+                by_key[(ns, meta.name)] = pod
+                if spec.runtime_class_name:
+                    with_rc.append(pod)
+                by_node[node].append(pod)
+            live[node].append(pod)
+            if spec.overhead:
+                named.append(pod)
+            else:
+                for c in spec.containers:
+                    res = c.resources
+                    if vendor in join(res.limits) or vendor in join(res.requests):
+                        named.append(pod)
+                        break
+            continue
         status = pod.status
         if status.reason:
             with_reason.append(pod)

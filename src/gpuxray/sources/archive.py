@@ -8,7 +8,6 @@ always below the temporary directory.
 from __future__ import annotations
 
 import posixpath
-import tarfile
 import tempfile
 from pathlib import Path
 
@@ -40,6 +39,8 @@ def _check_name(archive: Path, name: str) -> str:
 
 def extract_bundle(archive: Path) -> tempfile.TemporaryDirectory[str]:
     """Extract ``archive`` into a new temporary directory and return it (caller cleans up)."""
+    import tarfile  # a bundle directory never needs it
+
     try:
         tar = tarfile.open(archive, mode="r:*")  # noqa: SIM115 - closed by the with below
     except (tarfile.TarError, OSError, EOFError) as exc:

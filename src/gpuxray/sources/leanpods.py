@@ -22,7 +22,9 @@ it is:
 * the subject of a non-Normal event or with logs collected: the signature scan reads its
   container states.
 
-The test ``tests/test_check_lean_pods.py`` runs ``check`` both ways on every scenario and bench
+``engines/podscan.py``'s one walk over the pods takes what the rule proves of a lean pod for
+granted (bound, Running, ready, no reason, no intent…) and skips asking it again. The test
+``tests/test_check_lean_pods.py`` runs ``check`` both ways on every scenario and bench
 shape and compares the reports byte for byte.
 """
 
