@@ -14,8 +14,9 @@ it is:
   (seed §4, ``engines/operator.py`` ``pod_matches``);
 * in the operator's namespace (operands: images, start times, states; seed §1) or in
   ``kube-system`` (a standalone device plugin);
-* with init containers or DRA claims, or being deleted (a RuntimeClass alone is read by
-  name: GX102, the containerd handler checks; an operand's or a pod with GPU intent is whole);
+* with init containers, or being deleted (a RuntimeClass alone is read by name: GX102, the
+  containerd handler checks; DRA claims by their names and statuses, which the lean pod
+  keeps: ``engines/dra.py`` ``pod_claims``);
 * showing GPU intent (an ``nvidia.com/`` annotation, ``NVIDIA_VISIBLE_DEVICES`` set): GX303
   reads the env values, image and security context;
 * named ``*-worker*`` (NFD's workers, GX413);
@@ -57,7 +58,7 @@ def whole_pod_rule(operator_namespace: str,
                 or status.init_container_statuses):
             return True
         spec = pod.spec
-        if not spec.node_name or spec.init_containers or spec.resource_claims:
+        if not spec.node_name or spec.init_containers:
             return True
         statuses = status.container_statuses
         if not statuses:
