@@ -125,18 +125,19 @@ def _fleet_walk(snap: Snapshot) -> tuple[BoundWalk, RuntimeScan, OtherScreens]:
     lean: type[Any] = PodLean
     for pod in snap.pods:
         spec = pod.spec
+        if groups:  # exactly Snapshot._pod_groups
+            meta = pod.metadata
+            ns = meta.namespace or "default"
+            by_ns[ns].append(pod)
+            by_key[(ns, meta.name)] = pod
+            if spec.runtime_class_name:
+                with_rc.append(pod)
         if type(pod) is lean:
             # bound, Running, every container ready and never restarted, no status reason,
             # init containers, GPU intent or ``-worker`` name (``sources/leanpods.py``): only
             # the groupings, the node's live pods and the GPU-name screen apply
             node = spec.node_name
             if groups:
-                meta = pod.metadata
-                ns = meta.namespace or "default"
-                by_ns[ns].append(pod)
-                by_key[(ns, meta.name)] = pod
-                if spec.runtime_class_name:
-                    with_rc.append(pod)
                 by_node[node].append(pod)
             live[node].append(pod)
             if spec.overhead:
@@ -151,13 +152,6 @@ def _fleet_walk(snap: Snapshot) -> tuple[BoundWalk, RuntimeScan, OtherScreens]:
         status = pod.status
         if status.reason:
             with_reason.append(pod)
-        if groups:  # exactly Snapshot._pod_groups
-            meta = pod.metadata
-            ns = meta.namespace or "default"
-            by_ns[ns].append(pod)
-            by_key[(ns, meta.name)] = pod
-            if spec.runtime_class_name:
-                with_rc.append(pod)
         node = spec.node_name
         if not node:
             if groups:
