@@ -196,6 +196,7 @@ def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
     fields: dict[str, Any] = {}
 
     decoded: dict[Input, list[Any] | InputError] = {}
+    found: dict[Input, Path] = {}
     logs: dict[tuple[str, str, str], PodLog] | None = None
     # lean pods are told from the other inputs and the logs: decoded last, errors kept for
     # the inputs' order below
@@ -204,6 +205,7 @@ def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
         f = _find(root, inp.value)
         if f is None:
             continue
+        found[inp] = f
         rel = f.relative_to(root).as_posix()
         typ = _CLUSTER_INPUTS[inp][1]
         whole = None
@@ -225,7 +227,7 @@ def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
             decoded[inp] = exc
     for inp, (attr, _typ) in _CLUSTER_INPUTS.items():
         stem = inp.value
-        f = _find(root, stem)
+        f = found.get(inp)
         err = _manifest_error(manifest, stem)
         if f is None:
             inputs[inp] = InputState(False, f"{stem}.json", err or "not collected")
