@@ -31,6 +31,7 @@ from gpuxray.engines.containerd import (
     analyse,
     resolve_version,
 )
+from gpuxray.engines.containerd.host import rendered_distribution
 from gpuxray.engines.containerd.merge import nvidia_dump_lines
 from gpuxray.engines.containerd.reader import MAX_FILE_BYTES
 from gpuxray.engines.containerd.whatif import (
@@ -41,7 +42,6 @@ from gpuxray.engines.containerd.whatif import (
     headline,
 )
 from gpuxray.errors import InputError, UsageError
-from gpuxray.knowledge.distributions import DISTRIBUTIONS
 from gpuxray.model.finding import Finding, Subject
 from gpuxray.render import json as render_json
 from gpuxray.render import text as render_text
@@ -237,7 +237,7 @@ def _fleet(bundle: str, add: tuple[str, str, str] | None, remove: tuple[str, ...
 def _default_root(base: Path) -> str:
     """/etc/containerd/config.toml, or on a k3s/RKE2 host the file that distribution renders
     for its own containerd (knowledge/distributions.py), as the bundle engine decides."""
-    d = next((d for d in DISTRIBUTIONS if (base / d.config.lstrip("/")).is_file()), None)
+    d = rendered_distribution(lambda path: (base / path.lstrip("/")).is_file())
     return d.config if d is not None else ROOT_CONFIG
 
 

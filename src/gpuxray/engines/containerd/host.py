@@ -12,6 +12,8 @@ result says which (``ResolvedVersion.source``/``assumed``), so an assumption is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from gpuxray.engines.containerd.merge import DROPIN_DIRS, ROOT_CONFIG, analyse
 from gpuxray.engines.containerd.model import Analysis
 from gpuxray.engines.containerd.reader import FactsReader
@@ -46,7 +48,14 @@ def distribution(host: HostFacts, kubelet: str | None = None) -> Distribution | 
     runs its own containerd."""
     if kubelet:
         return by_kubelet(kubelet)
-    return next((d for d in DISTRIBUTIONS if _present(host, d.config)), None)
+    return rendered_distribution(lambda path: _present(host, path))
+
+
+def rendered_distribution(exists: Callable[[str], bool]) -> Distribution | None:
+    """The distribution whose rendered containerd config ``exists`` (an absolute host path):
+    only k3s/RKE2 running their own containerd write it. Shared by the bundle's host facts and
+    ``gpuxray containerd --root`` on a host tree."""
+    return next((d for d in DISTRIBUTIONS if exists(d.config)), None)
 
 
 def root_config(host: HostFacts, kubelet: str | None = None) -> str:
