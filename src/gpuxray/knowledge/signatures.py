@@ -30,48 +30,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-# Input kinds a signature appears in.
-EVENT, STATUS, LOG, DMESG, JOURNAL, VALIDATOR, DESCRIBE, SMI, CONFIG = (
-    "event", "status", "log", "dmesg", "journal", "validator", "describe", "nvidia-smi",
-    "config")
+from gpuxray.knowledge.signature_types import (
+    CONFIG,
+    DESCRIBE,
+    DMESG,
+    EVENT,
+    JOURNAL,
+    LOG,
+    SMI,
+    STATUS,
+    VALIDATOR,
+    Cause,
+    Example,
+    Signature,
+)
 
-
-@dataclass(frozen=True, slots=True)
-class Cause:
-    id: str
-    code: str
-    title: str
-    collect: str  # what confirms this cause
-
-
-@dataclass(frozen=True, slots=True)
-class Example:
-    """A line a real component prints, and where: ``owner/repo@tag:path`` of the code that
-    prints it, or the public ticket where it was pasted. Wording that changed across releases
-    gets one example per variant."""
-
-    line: str
-    source: str
-
-
-@dataclass(frozen=True, slots=True)
-class Signature:
-    id: str
-    needle: str  # lower-case literals ("a|b"): every matching line contains one of them
-    pattern: str
-    votes: tuple[tuple[str, float], ...]  # (cause id, weight)
-    kinds: tuple[str, ...]
-    deciding: bool = False  # only one cause prints this line
-    examples: tuple[Example, ...] = ()
-    # causes this line rules out (e.g. "module verification failed … tainting kernel": the module
-    # loaded, so Secure Boot did not block it)
-    against: tuple[str, ...] = ()
-
-    @property
-    def primary(self) -> str:
-        if not self.votes:
-            return self.against[0]
-        return max(self.votes, key=lambda v: v[1])[0]
+# the types are re-exported: every reader of the catalog imports them from here
+__all__ = ["CONFIG", "DESCRIBE", "DMESG", "EVENT", "JOURNAL", "LOG", "SMI", "STATUS",
+           "VALIDATOR", "Cause", "Example", "Signature"]
 
 
 CAUSES: tuple[Cause, ...] = (
