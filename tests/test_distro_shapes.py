@@ -399,3 +399,27 @@ def test_dockers_containerd_config_on_a_k3s_node_is_not_gx513(tmp_path: Path) ->
     fs = [f for f in run_all(_snap(stock, tmp_path / "s")) if f.code == "GX513"]
     assert sorted((f.subject.name, f.status) for f in fs) == [
         (n, Status.FAIL) for n in D.AKS_POOL.gpu_nodes]
+
+
+def test_containerd_command_names_a_k3s_dropin_never_imported(tmp_path: Path, gx: Any) -> None:
+    """A drop-in under k3s's own ``config-v3.toml.d`` that the rendered 1.x config does not
+    import is named as never read, by ``containerd --root`` and by the fleet what-if alike."""
+    root = tmp_path / "host"
+    (root / K3S.config_dir.lstrip("/") / "config-v3.toml.d").mkdir(parents=True)
+    (root / K3S.config.lstrip("/")).write_text(D.release_config(D.K3S_1_30))
+    dropin = f"{K3S.config_dir}/config-v3.toml.d/99-nvidia.toml"
+    (root / dropin.lstrip("/")).write_text("version = 3\n")
+    _, doc = gx("containerd", "--root", str(root), "--containerd-version", "1.7.27", "-o",
+                "json")
+    assert doc["unimported"] == [dropin]
+    # an explicit --config of another file does not borrow the distribution's glob
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / "etc/containerd/config.toml").write_text("version = 2\n")
+    _, doc2 = gx("containerd", "--root", str(root), "--config", "/etc/containerd/config.toml",
+                 "--containerd-version", "1.7.27", "-o", "json")
+    assert doc2["unimported"] == []
+    host = collect_host(root, "gpu-9").facts
+    from gpuxray.engines.containerd.whatif import change_host
+
+    ch = change_host(host, "containerd://1.7.27-k3s1", add=None, remove=())
+    assert ch.before is not None and ch.before.unimported == [dropin]

@@ -31,7 +31,7 @@ from gpuxray.engines.containerd import (
     analyse,
     resolve_version,
 )
-from gpuxray.engines.containerd.host import rendered_distribution
+from gpuxray.engines.containerd.host import dropin_dirs, rendered_distribution
 from gpuxray.engines.containerd.merge import nvidia_dump_lines
 from gpuxray.engines.containerd.reader import MAX_FILE_BYTES
 from gpuxray.engines.containerd.whatif import (
@@ -42,6 +42,7 @@ from gpuxray.engines.containerd.whatif import (
     headline,
 )
 from gpuxray.errors import InputError, UsageError
+from gpuxray.knowledge.distributions import Distribution
 from gpuxray.model.finding import Finding, Subject
 from gpuxray.render import json as render_json
 from gpuxray.render import text as render_text
@@ -234,11 +235,10 @@ def _fleet(bundle: str, add: tuple[str, str, str] | None, remove: tuple[str, ...
     return code
 
 
-def _default_root(base: Path) -> str:
-    """/etc/containerd/config.toml, or on a k3s/RKE2 host the file that distribution renders
-    for its own containerd (knowledge/distributions.py), as the bundle engine decides."""
-    d = rendered_distribution(lambda path: (base / path.lstrip("/")).is_file())
-    return d.config if d is not None else ROOT_CONFIG
+def _host_distribution(base: Path) -> Distribution | None:
+    """k3s/RKE2 when the host tree holds the file that distribution renders for its own
+    containerd (knowledge/distributions.py), as the bundle engine decides."""
+    return rendered_distribution(lambda path: (base / path.lstrip("/")).is_file())
 
 
 @click.command("containerd")
@@ -283,7 +283,10 @@ def command(root_dir: str | None, config_path: str | None, ctd_version: str | No
     if root_dir is not None and not Path(root_dir).is_dir():
         raise InputError(f"{root_dir}: not a directory")
     reader: ConfigReader = DirReader(root_dir or "/")
-    root = posixpath.normpath(config_path or _default_root(Path(root_dir or "/")))
+    dist = _host_distribution(Path(root_dir or "/"))
+    root = posixpath.normpath(config_path or (dist.config if dist else ROOT_CONFIG))
+    # the distribution's own drop-in glob only when its rendered file is the root read
+    dropins = dropin_dirs(dist) if dist is not None and root == dist.config else None
     if not posixpath.isabs(root):
         if root_dir is not None:
             raise UsageError("--config must be an absolute host path when --root is given")
@@ -294,14 +297,14 @@ def command(root_dir: str | None, config_path: str | None, ctd_version: str | No
                          (None if root_dir else _local_version(), "containerd --version"))
     if ctd_version and rv.assumed:
         raise UsageError(f"--containerd-version {ctd_version!r} is not a version")
-    before = analyse(reader, rv, root)
+    before = analyse(reader, rv, root, dropin_dirs=dropins)
     if before.root_missing and config_path is not None:
         raise InputError(f"{root}: no such file")
     subject = Subject("Node", Path(root_dir).resolve().name if root_dir else os.uname().nodename)
     extra: dict[str, Any] = analysis_json(before)
     shown = before
     if add is not None or remove:
-        ch = change_tree(reader, rv, add=add, remove=remove, root=root)
+        ch = change_tree(reader, rv, add=add, remove=remove, root=root, dropins=dropins)
         assert ch.after is not None
         shown = ch.after
         extra = analysis_json(shown)

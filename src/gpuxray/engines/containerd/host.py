@@ -58,6 +58,13 @@ def rendered_distribution(exists: Callable[[str], bool]) -> Distribution | None:
     return next((d for d in DISTRIBUTIONS if exists(d.config)), None)
 
 
+def dropin_dirs(d: Distribution | None) -> tuple[str, ...] | None:
+    """Where drop-ins that nothing imports are looked for under ``d``'s containerd: its own
+    template's glob and the stock directories the toolkit writes to (None: the stock root's
+    default)."""
+    return None if d is None else (d.dropins, *DROPIN_DIRS)
+
+
 def root_config(host: HostFacts, kubelet: str | None = None) -> str:
     """The config file the node's containerd loads first (absolute host path)."""
     d = distribution(host, kubelet)
@@ -79,7 +86,7 @@ def analyse_host(host: HostFacts, version: str | None = None,
     reader = FactsReader(host.files, host.unreadable, f"nodes/{host.node}/files/")
     d = distribution(host, kubelet)
     a = (analyse(reader, rv) if d is None else
-         analyse(reader, rv, d.config, dropin_dirs=(d.dropins, *DROPIN_DIRS)))
+         analyse(reader, rv, d.config, dropin_dirs=dropin_dirs(d)))
     if len(_CACHE) >= _CACHE_MAX:
         _CACHE.clear()
     _CACHE[ck] = (host, a)

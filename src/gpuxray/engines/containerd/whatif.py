@@ -12,7 +12,13 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from gpuxray.engines.containerd import defaults as D
-from gpuxray.engines.containerd.host import has_config, host_version, root_config
+from gpuxray.engines.containerd.host import (
+    distribution,
+    dropin_dirs,
+    has_config,
+    host_version,
+    root_config,
+)
 from gpuxray.engines.containerd.merge import ROOT_CONFIG, analyse, dig, import_patterns
 from gpuxray.engines.containerd.model import Analysis, Problem
 from gpuxray.engines.containerd.reader import ConfigReader, FactsReader, OverlayReader
@@ -146,9 +152,10 @@ class NodeChange:
 
 def change_tree(reader: ConfigReader, rv: ResolvedVersion, *, add: tuple[str, str, str] | None,
                 remove: tuple[str, ...] = (), root: str = ROOT_CONFIG,
-                node: str = "") -> NodeChange:
-    """``add`` = (file name, text, how evidence cites it)."""
-    before = analyse(reader, rv, root)
+                node: str = "", dropins: tuple[str, ...] | None = None) -> NodeChange:
+    """``add`` = (file name, text, how evidence cites it); ``dropins`` as ``analyse``'s
+    ``dropin_dirs`` (a k3s/RKE2 root's own glob)."""
+    before = analyse(reader, rv, root, dropin_dirs=dropins)
     ch = NodeChange(node, rv, before=before)
     ch.removed = removed_paths(before, remove)
     extra: dict[str, tuple[str, str]] = {}
@@ -159,7 +166,7 @@ def change_tree(reader: ConfigReader, rv: ResolvedVersion, *, add: tuple[str, st
         extra[ch.placed_as] = (text, src)
         extra_imports = (ch.placed_as,) if ch.appended else ()
     overlay = OverlayReader(reader, extra, removed=ch.removed)
-    ch.after = analyse(overlay, rv, root, extra_imports=extra_imports)
+    ch.after = analyse(overlay, rv, root, extra_imports=extra_imports, dropin_dirs=dropins)
     return ch
 
 
@@ -169,8 +176,9 @@ def change_host(host: HostFacts, hint: str | None, *, add: tuple[str, str, str] 
         return NodeChange(host.node, None, reason="config.toml not in the bundle")
     rv = host_version(host, hint)
     reader = FactsReader(host.files, host.unreadable, f"nodes/{host.node}/files/")
+    d = distribution(host)
     return change_tree(reader, rv, add=add, remove=remove, node=host.node,
-                       root=root_config(host))
+                       root=root_config(host), dropins=dropin_dirs(d))
 
 
 @dataclass(frozen=True, slots=True)
