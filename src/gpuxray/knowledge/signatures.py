@@ -44,6 +44,7 @@ from gpuxray.knowledge.signature_types import (
     Example,
     Signature,
 )
+from gpuxray.knowledge.signatures_stack import STACK_SIGNATURES
 
 # the types are re-exported: every reader of the catalog imports them from here
 __all__ = ["CONFIG", "DESCRIBE", "DMESG", "EVENT", "JOURNAL", "LOG", "SMI", "STATUS",
@@ -687,7 +688,8 @@ SIGNATURES: tuple[Signature, ...] = (
                     'file exists"', DP + "cmd/config-manager/main.go"),)),
     _s("plugin-invalid-sharing", "config file|validate flags|replicas must be|invalid --",
        r"^(?!.*(?:fata\[\d+\]|mig-config|mig-devices|mig-enabled|for 'devices'))"
-       r".*error parsing config file|unable to parse config file|unable to validate flags|"
+       r".*error parsing config file|unable to parse config file|"
+       r"unable to validate flags(?!: cdi --device-list-strategy options are only supported)|"
        r"number of replicas must be >= 2|invalid --(?:device-list-strategy|"
        r"shared-devices-allocation-policy|device-id-strategy) option",
        {"plugin-config-invalid": 3.5}, (LOG,), True,
@@ -891,8 +893,11 @@ SIGNATURES: tuple[Signature, ...] = (
                     "version mismatch: unknown", GH + "NVIDIA/gpu-operator/issues/898"),
                  _x("NVRM: API mismatch: the client 'nvidia-smi' (pid 4242)",
                     OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c"))),
+    # (not the device plugin's per-device query after NVML came up, "error creating
+    # nvml.Device 0: nvml: Unknown Error": that one is plugin-nvml-device-query)
     _s("nvml-unknown-error", "unknown error",
-       r"nvml: unknown error|failed to initialize nvml: unknown error",
+       r"^(?!.*error creating nvml\.device \d+: nvml: unknown error).*nvml: unknown error|"
+       r"failed to initialize nvml: unknown error",
        {"device-lost": 4.0}, (LOG, STATUS, SMI), True,
        examples=(_x("Failed to initialize NVML: Unknown Error",
                     GH + "NVIDIA/nvidia-container-toolkit/issues/48"),)),
@@ -1965,10 +1970,12 @@ SIGNATURES: tuple[Signature, ...] = (
                     "version 5.15.0-91-generic", DRV + "ubuntu22.04/nvidia-driver"),
                  _x("ERROR: Failed to update the NVIDIA driver", DRV + "rhel9/nvidia-driver"))),
     # OpenShift: the Driver Toolkit image carries another kernel than the node now runs (the
-    # node's kernel moved with an RHCOS update)
+    # node's kernel moved with an RHCOS update); the driver container then falls back to an
+    # entitlement-based build that needs kernel-devel for the running kernel
+    # (NVIDIA/gpu-driver-container@06a208ca:rhel9/ocp_dtk_entrypoint dtk-build-driver)
     _s("dtk-kernel-mismatch", "broken driver toolkit image",
        r"broken driver toolkit image detected",
-       {"kernel-upgraded": 2.0, "precompiled-kernel": 0.5}, (LOG,),
+       {"kernel-headers": 2.0, "kernel-upgraded": 1.0, "precompiled-kernel": 0.5}, (LOG,),
        examples=(_x("WARNING: broken Driver Toolkit image detected:",
                     DRV + "rhel9/ocp_dtk_entrypoint"),)),
     # DKMS on a kernel it has no headers for, or failing to build there (a kernel installed
@@ -2349,6 +2356,7 @@ CAUSES = CAUSES + DRA_CAUSES
 CAUSE_BY_ID.update({c.id: c for c in DRA_CAUSES})
 CHECK_CAUSE.setdefault("GX415", "dra-driver-down")
 SIGNATURES = SIGNATURES + DRA_SIGNATURES
+SIGNATURES = SIGNATURES + STACK_SIGNATURES
 DISTINGUISH[frozenset({"dra-exhausted", "dra-selector"})] = (
     "`gpuxray why <pod>` over a bundle with `cluster/resourceslices.json` and "
     "`cluster/resourceclaims.json`: which request matches no device (GX212) or only taken ones "
