@@ -228,6 +228,8 @@ def test_every_root_line_ranks_above_every_symptom_line_of_its_chain() -> None:
         for root in (s for s in by_primary.get(link.cause, []) if s.deciding):
             for eid in link.effects:
                 for eff in by_primary.get(eid, []):
+                    if link.cause in eff.against:
+                        continue  # a line that rules the root out is no symptom of it
                     text = f"{root.examples[0].line}\n{eff.examples[0].line}\n"
                     r = triage([("paste", text)])
                     assert r.causes and r.causes[0].cause.code == want, (root.id, eff.id)
@@ -323,3 +325,58 @@ def test_an_xid_that_made_a_gpu_unhealthy_is_named_by_its_effect() -> None:
            "Unable to determine the device handle for GPU 0000:C1:00.0: GPU is lost.  Reboot "
            "the system to recover this GPU\n")
     assert _codes(rpc)[0] == "GX505"
+
+
+# ---- lines that say where NVML failed, not only that it failed ------------------------------
+CLI_NOT_LOADED = ("stderr: nvidia-container-cli: initialization error: nvml error: driver not "
+                  "loaded: unknown")
+
+
+def test_the_cli_finding_no_loaded_driver_names_the_driver_not_the_injection() -> None:
+    r = triage([("paste", CLI_NOT_LOADED + "\n")])
+    assert r.causes[0].cause.code == "GX304"
+    with_pod = ("NAME                            READY   STATUS             RESTARTS   AGE\n"
+                "nvidia-driver-daemonset-tm22t   0/1     CrashLoopBackOff   5          6m\n")
+    r = triage([("paste", with_pod + "\n" + CLI_NOT_LOADED + "\n")])
+    assert r.causes[0].cause.code == "GX403"
+
+
+def test_the_plugin_nvml_unknown_error_at_start_is_init_not_access_lost() -> None:
+    plugin = ("E0627 10:12:47.588061       1 factory.go:68] Failed to initialize NVML: Unknown "
+              "Error.\nE0627 10:12:47.588076       1 factory.go:69] If this is a GPU node, did "
+              "you set the docker default runtime to `nvidia`?\n")
+    r = triage([("paste", plugin)])
+    assert r.causes[0].cause.code == "GX304"
+    assert {"GX306", "GX514"} & {c.cause.code for c in r.causes[1:]}
+    # the same error in a workload that listed its GPU before is access lost (GX306)
+    workload = ("GPU 0: NVIDIA A100-PCIE-40GB (UUID: GPU-551720f0-caf0-22b7-f525-2a51a6ab478d)\n"
+                "Failed to initialize NVML: Unknown Error\n")
+    assert triage([("paste", workload)]).causes[0].cause.code == "GX306"
+
+
+def test_host_nvidia_smi_fields_reading_unknown_error_are_the_gpu_not_the_container() -> None:
+    text = ("error creating nvml.Device 0: nvml: Unknown Error\n\n$ nvidia-smi -q\n\n"
+            "==============NVSMI LOG==============\n\n"
+            "Driver Version                            : 535.54.03\n\n"
+            "Attached GPUs                             : 1\nGPU 00000000:00:1E.0\n"
+            "    Product Name                          : NVIDIA A10G\n"
+            "    MIG Mode\n        Current                           : Unknown Error\n"
+            "        Pending                           : Unknown Error\n")
+    r = triage([("paste", text)])
+    assert r.causes[0].cause.id == "nvml-gpu-error"
+    assert r.causes[0].cause.code == "GX304"
+
+
+def test_a_broken_driver_toolkit_image_is_missing_headers() -> None:
+    text = ("WARNING: broken Driver Toolkit image detected:\n"
+            "- Node kernel:    6.12.0-224.el10.x86_64\n"
+            "- Kernel package: 6.12.0-212.el10.x86_64\n")
+    r = triage([("paste", text)])
+    assert (r.causes[0].cause.code, r.causes[0].cause.id) == ("GX403", "kernel-headers")
+
+
+def test_html_wrapping_comes_off_before_the_signature_scan() -> None:
+    # smi-no-devices is anchored to the whole line nvidia-smi prints
+    r = triage([("paste", "<details><summary>smi</summary>\n<pre>No devices were found</pre>\n"
+                          "</details>\n")])
+    assert "smi-no-devices" in {s for c in r.causes for s in c.signatures}

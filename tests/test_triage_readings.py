@@ -253,3 +253,75 @@ def test_a_pod_asking_for_gpus_only_through_the_env_var() -> None:
     assert "reading:envvar-without-limits" not in _readings(privileged)
     void = POD_ENV_ONLY.replace("value: all", "value: void")
     assert "reading:envvar-without-limits" not in _readings(void)
+
+
+# ---- host state read from what a ticket pastes (apt history, toolkit env, capacity) ----------
+def _apt_entry(cmd: str, pkgs: str) -> str:
+    # apt's history.log layout (Debian apt@2.0.2:apt-pkg/deb/dpkgpm.cc)
+    return (f"Start-Date: 2021-06-04  06:41:09\nCommandline: {cmd}\n"
+            f"Upgrade: {pkgs}\nEnd-Date: 2021-06-04  06:41:40\n")
+
+
+@pytest.mark.parametrize("pkgs", [
+    "libnvidia-compute-460:amd64 (460.73.01-0ubuntu0.20.04.1, 460.80-0ubuntu0.20.04.2)",
+    "tzdata:amd64 (2021a-0ubuntu0.20.04, 2021a-2ubuntu0.20.04), linux-image-5.4.0-77-generic:"
+    "amd64 (5.4.0-74.83, 5.4.0-77.86)",
+])
+def test_unattended_upgrade_replacing_driver_or_kernel_packages(pkgs: str) -> None:
+    smi = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"
+    text = smi + "\n" + _apt_entry("/usr/bin/unattended-upgrade", pkgs)
+    assert _codes(text)[0] == "GX508"
+    assert "reading:apt-history-unattended" in _readings(text)
+    assert not triage([("paste", text)]).decided
+
+
+@pytest.mark.parametrize("cmd,pkgs", [
+    ("apt-get install -y nvidia-driver-535", "libnvidia-compute-535:amd64 (535.1, 535.2)"),
+    ("/usr/bin/unattended-upgrade", "tzdata:amd64 (2021a-0ubuntu0.20.04, 2021a-2ubuntu0.20.04)"),
+])
+def test_no_unattended_reading_for_a_manual_run_or_other_packages(cmd: str, pkgs: str) -> None:
+    assert "reading:apt-history-unattended" not in _readings(_apt_entry(cmd, pkgs))
+
+
+def _toolkit_env(config: str, default: str) -> str:
+    return yaml.safe_dump({"toolkit": {"enabled": True, "env": [
+        {"name": "CONTAINERD_CONFIG", "value": config},
+        {"name": "CONTAINERD_SOCKET", "value": "/run/k3s/containerd/containerd.sock"},
+        {"name": "CONTAINERD_SET_AS_DEFAULT", "value": default}]}})
+
+
+@pytest.mark.parametrize("dist", ["k3s", "rke2"])
+def test_toolkit_default_runtime_written_to_the_rendered_k3s_file(dist: str) -> None:
+    text = _toolkit_env(f"/var/lib/rancher/{dist}/agent/etc/containerd/config.toml", "true")
+    assert _codes(text)[0] == "GX512"
+    assert "reading:toolkit-default-in-rendered-file" in _readings(text)
+
+
+@pytest.mark.parametrize("config,default", [
+    ("/var/lib/rancher/rke2/agent/etc/containerd/config.toml.tmpl", "true"),
+    ("/var/lib/rancher/rke2/agent/etc/containerd/config.toml", "false"),
+    ("/etc/containerd/config.toml", "true"),
+])
+def test_no_rendered_file_reading_for_the_template_or_no_default(config: str,
+                                                                 default: str) -> None:
+    assert "reading:toolkit-default-in-rendered-file" not in _readings(_toolkit_env(config,
+                                                                                    default))
+
+
+CPU_CAPACITY = ("Capacity:\n  cpu:                32\n  ephemeral-storage:  1951312988Ki\n"
+                "  memory:             264074052Ki\n  pods:               110\n")
+
+
+def test_a_capacity_block_without_any_gpu_resource_points_at_the_plugin_never_scheduled() -> None:
+    r = triage([("paste", "```\n" + CPU_CAPACITY + "```\n")])
+    assert r.parts.get("describe-node") == 1
+    codes = [c.cause.code for c in r.causes]
+    assert codes[:3] == ["GX401", "GX202", "GX402"]
+    assert not r.decided and r.collect_next
+
+
+def test_a_capacity_block_with_gpus_gets_no_absent_resource_votes() -> None:
+    text = CPU_CAPACITY + "  nvidia.com/gpu:     8\nAllocatable:\n  nvidia.com/gpu:     6\n"
+    r = triage([("paste", text)])
+    assert r.causes[0].cause.code == "GX203"
+    assert not any("arithmetic:no-gpu-resource" in c.signatures for c in r.causes)

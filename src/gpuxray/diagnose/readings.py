@@ -261,6 +261,66 @@ def docker_default_runtime(docs: list[Any]) -> list[CauseScore]:
     return []
 
 
+# apt's history log (/var/log/apt/history.log): one entry per run, ``Commandline:`` naming the
+# program and ``Install:``/``Upgrade:`` listing ``pkg:arch (old, new)`` (Debian apt@2.0.2:
+# apt-pkg/deb/dpkgpm.cc writes the entry). An entry run by unattended-upgrade that replaced a
+# kernel image/modules package or an NVIDIA driver package changed the node under its loaded
+# driver without anyone deciding it (seed §3).
+_APT_CMD = re.compile(r"^\s*commandline:\s*(?P<cmd>.*)$", re.M)
+_APT_PKGS = re.compile(r"^\s*(?:upgrade|install):\s*(?P<pkgs>.*)$", re.M)
+_APT_PKG = re.compile(r"(?:^|, )(?P<pkg>[a-z0-9][a-z0-9+.-]*)(?::[a-z0-9]+)? \(")
+_UNDER_DRIVER = re.compile(r"^(?:linux-(?:image|modules|headers)-|(?:lib)?nvidia-|"
+                           r"libnvidia-|xserver-xorg-video-nvidia)")
+
+
+def unattended_upgrades(text: str) -> list[CauseScore]:
+    """GX508: a pasted apt history entry of unattended-upgrade that replaced kernel or NVIDIA
+    driver packages (a vote: the entry's date against when the driver stopped tells)."""
+    low = text[:MAX_TEXT].lower()
+    if "unattended-upgrade" not in low or "commandline:" not in low:
+        return []
+    for m in _APT_CMD.finditer(low):
+        if "unattended-upgrade" not in m.group("cmd"):
+            continue
+        nxt = _APT_CMD.search(low, m.end())
+        entry = low[m.end():nxt.start() if nxt else len(low)]
+        pkgs = [p.group("pkg") for pm in _APT_PKGS.finditer(entry)
+                for p in _APT_PKG.finditer(pm.group("pkgs"))]
+        hit = [p for p in pkgs if _UNDER_DRIVER.match(p)]
+        if hit:
+            return [_vote("kernel-upgraded", 2.0, "apt-history-unattended",
+                          f"unattended-upgrade replaced {', '.join(hit[:3])}"
+                          + (f" (+{len(hit) - 3})" if len(hit) > 3 else ""))]
+    return []
+
+
+# The file k3s and RKE2 render at every start (knowledge/distributions.py): their own template
+# adds the nvidia runtime it finds on the node, never as containerd's default.
+_RENDERED = re.compile(r"^/var/lib/rancher/(?:k3s|rke2)/agent/etc/containerd/config\.toml$")
+
+
+def toolkit_default_in_rendered_file(docs: list[Any]) -> list[CauseScore]:
+    """GX512: toolkit env (a ClusterPolicy's or the chart's values) that has the toolkit make
+    ``nvidia`` containerd's default runtime (``CONTAINERD_SET_AS_DEFAULT``) in the config.toml
+    k3s/RKE2 render over at the next start, instead of their ``config.toml.tmpl``: the default
+    is gone once the distribution restarts, and pods without ``runtimeClassName`` run under
+    runc (NVIDIA/nvidia-container-toolkit@v1.20.0:cmd/nvidia-ctk/runtime/configure/configure.go
+    writes the one file it is given). A vote: the rendered file's ``default_runtime_name``
+    tells."""
+    for doc in docs:
+        for key, value, _parent in _walk(doc):
+            if key != "env" or not isinstance(value, list):
+                continue
+            env = {str(e.get("name")): str(e.get("value", "")).strip().lower()
+                   for e in value if isinstance(e, dict)}
+            cfg = env.get("CONTAINERD_CONFIG", "")
+            if _RENDERED.match(cfg) and env.get("CONTAINERD_SET_AS_DEFAULT") in ("true", "1"):
+                return [_vote("runtime-config-not-read", 2.0, "toolkit-default-in-rendered-file",
+                              f"CONTAINERD_CONFIG={cfg} with CONTAINERD_SET_AS_DEFAULT: the "
+                              "file is rendered again from the template at every start")]
+    return []
+
+
 def readings(parts: list[tuple[str, Part]]) -> list[CauseScore]:
     """Every structural reading over the paste's YAML-like parts and containerd files."""
     docs: list[Any] = []
@@ -269,4 +329,5 @@ def readings(parts: list[tuple[str, Part]]) -> list[CauseScore]:
                          paste.HELM_VALUES) and ":" in part.text:
             docs.extend(_docs(part.text))
     return [*nfd_label_fields(docs), *operand_tolerations(docs), *split_pod_request(docs),
-            *docker_default_runtime(docs), *envvar_without_limits(docs), *cri_dropin(parts)]
+            *docker_default_runtime(docs), *envvar_without_limits(docs), *cri_dropin(parts),
+            *toolkit_default_in_rendered_file(docs)]

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuxray.checks.engine import run_all
-from gpuxray.diagnose.readings import readings
+from gpuxray.diagnose.readings import readings, unattended_upgrades
 from gpuxray.engines.capacity import is_gpu_node, node_rows
 from gpuxray.engines.plugin_config import validate
 from gpuxray.engines.signatures import (
@@ -56,6 +56,7 @@ from gpuxray.model.factory import fail
 from gpuxray.model.finding import Evidence, Finding, Severity, Status, Subject
 from gpuxray.model.snapshot import Snapshot
 from gpuxray.sources.parsers import paste, wide
+from gpuxray.sources.parsers.cleanup import clean_lines
 from gpuxray.sources.parsers.paste import Part
 from gpuxray.sources.parsers.versions import parse_containerd_version, version_tuple
 from gpuxray.sources.pasted import TextInput, paste_evidence
@@ -178,6 +179,31 @@ def _legacy_only(node: Any) -> Finding | None:
                 resource="nvidia.com/gpu",
                 detail=f"{name} shows only the kubelet's legacy {LEGACY_GPU}: the device plugin "
                        "never registered nvidia.com/gpu")
+
+
+# Seed §4's first branch for a node that shows no GPU resource at all: nothing ever registered
+# one, so the device plugin never ran there. Its DaemonSet selects nodes by the labels NFD/GFD
+# set (missing labels), or skips a taint it does not tolerate; a plugin that started and failed
+# is the next branch. Votes, never deciding: the DaemonSet's DESIRED and the labels tell.
+NO_GPU_RESOURCE_VOTES = (("nodes-unlabelled", 1.0), ("not-advertised", 0.9),
+                         ("operand-taint", 0.75))
+
+
+def nodes_without_gpu_resource(snap: Snapshot) -> list[CauseScore]:
+    """Votes when every pasted node shows its capacity and none has a GPU resource, a GPU label
+    or the legacy resource (a describe node cut to its Capacity block included)."""
+    nodes = [n for n in snap.nodes if n.status.capacity]
+    if not nodes or len(nodes) != len(snap.nodes) or any(
+            is_gpu_node(n) or LEGACY_GPU in n.status.capacity for n in nodes):
+        return []
+    names = ", ".join(n.metadata.name for n in nodes[:3])
+    out = []
+    for cid, w in NO_GPU_RESOURCE_VOTES:
+        cs = CauseScore(CAUSE_BY_ID[cid], w)
+        cs.signatures.append("arithmetic:no-gpu-resource")
+        cs.matched.append(f"{names}: capacity shows no nvidia.com/* resource")
+        out.append(cs)
+    return out
 
 
 def plugin_configs(texts: list[tuple[str, str]]) -> list[Finding]:
@@ -569,18 +595,21 @@ def _own_evidence(root: CauseScore, effect: CauseScore, strict: bool = False) ->
     return True
 
 
-def order_by_chain(ranked: list[CauseScore]) -> list[CauseScore]:
+def order_by_chain(ranked: list[CauseScore],
+                   ruled: frozenset[str] | set[str] = frozenset()) -> list[CauseScore]:
     """Seed §4's tree over the ranked causes: an effect whose root the paste also shows (with
     evidence of its own) ranks under that root and no longer decides, so the validator waiting
     for the driver comes after the driver's failure, the sandbox error after the drop-in
     (``knowledge.signatures.CAUSE_CHAIN``). Roots are settled before their effects; links
-    form no circle, so two passes over the table reach every chain of the catalog."""
+    form no circle, so two passes over the table reach every chain of the catalog. A root some
+    line rules out (``ruled``: the plugin's NVML loaded, so it was not started under runc)
+    explains nothing."""
     by_id = {c.cause.id: c for c in ranked}
     for _ in range(3):
         moved = False
         for link in CAUSE_CHAIN:
             root = by_id.get(link.cause)
-            if root is None:
+            if root is None or link.cause in ruled:
                 continue
             for eid in link.effects:
                 eff = by_id.get(eid)
@@ -705,7 +734,10 @@ def triage(texts: Iterable[tuple[str, str]],
     for name, text in texts:
         names.append(name)
         inputs.append(TextInput(name, text))
-        split = unwrap(text).splitlines()
+        # the ticket's wrapping (ANSI colours, HTML tags, markdown tables, line numbers) comes
+        # off first, the same cleaning the part splitter reads, so a line is matched as the
+        # component printed it
+        split = unwrap("\n".join(clean_lines(text.splitlines()))).splitlines()
         lines += len(split)
         matches.extend(matcher.scan(split, name))
     evidence = paste_evidence(inputs)
@@ -723,13 +755,14 @@ def triage(texts: Iterable[tuple[str, str]],
     stage = [cs for _n, text in zip(names, (t.text for t in inputs), strict=True)
              for cs in driver_log_stage(text) + operand_events(text) + clusterpolicy_states(text)
              + toolkit_default_path_on_own_containerd(text)
-             + wrapper_fallback_operand(text, matches)]
+             + wrapper_fallback_operand(text, matches) + unattended_upgrades(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
+                    + nodes_without_gpu_resource(evidence.snapshot)
                     + containerd_1x_merge(evidence.snapshot, matches) + stage
                     + operand_table(evidence.parts) + readings(evidence.parts)
                     + applied_configs(evidence.plugin_configs))
-    ranked = host_state_first(order_by_chain(ranked))
+    ranked = host_state_first(order_by_chain(ranked, ruled_out(matches)))
     ranked = _sorted(ranked + component_priors("\n".join(t.text for t in inputs), ranked))
     for cs in ranked:  # a line that rules a cause out also takes a check's "decided" away
         if cs.cause.id in ruled_out(matches):

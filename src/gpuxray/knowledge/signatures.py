@@ -44,7 +44,6 @@ from gpuxray.knowledge.signature_types import (
     Example,
     Signature,
 )
-from gpuxray.knowledge.signatures_stack import STACK_SIGNATURES
 
 # the types are re-exported: every reader of the catalog imports them from here
 __all__ = ["CONFIG", "DESCRIBE", "DMESG", "EVENT", "JOURNAL", "LOG", "SMI", "STATUS",
@@ -83,6 +82,11 @@ CAUSES: tuple[Cause, ...] = (
           "`kubectl -n gpu-operator get pods -o wide` and the driver/toolkit pod logs on the node"),
     Cause("nvml-init", "GX304", "NVML cannot initialise: the driver is not loaded or unreachable",
           "`nvidia-smi` on the host and `lsmod | grep nvidia`"),
+    Cause("nvml-gpu-error", "GX304",
+          "NVML initialises but the GPU fails its queries with Unknown Error (GSP firmware, a "
+          "GPU in a bad state)",
+          "`nvidia-smi -q` on the host (fields reading Unknown Error), `dmesg | grep -iE "
+          "'NVRM|Xid|GSP'`, and whether NVreg_EnableGpuFirmware=0 changes it"),
     Cause("nvml-mismatch", "GX304",
           "driver/library version mismatch: the loaded kernel module differs from user space",
           "`cat /proc/driver/nvidia/version` vs the user-space library version "
@@ -688,8 +692,7 @@ SIGNATURES: tuple[Signature, ...] = (
                     'file exists"', DP + "cmd/config-manager/main.go"),)),
     _s("plugin-invalid-sharing", "config file|validate flags|replicas must be|invalid --",
        r"^(?!.*(?:fata\[\d+\]|mig-config|mig-devices|mig-enabled|for 'devices'))"
-       r".*error parsing config file|unable to parse config file|"
-       r"unable to validate flags(?!: cdi --device-list-strategy options are only supported)|"
+       r".*error parsing config file|unable to parse config file|unable to validate flags|"
        r"number of replicas must be >= 2|invalid --(?:device-list-strategy|"
        r"shared-devices-allocation-policy|device-id-strategy) option",
        {"plugin-config-invalid": 3.5}, (LOG,), True,
@@ -745,13 +748,31 @@ SIGNATURES: tuple[Signature, ...] = (
        r"\"?false", {"envvar-ignored": 3.0}, (CONFIG, DESCRIBE), True,
        examples=(_x("accept-nvidia-visible-devices-envvar-when-unprivileged = false",
                     CTK + "api/config/v1/config.go"),)),
+    # The CLI's NVML init finding no loaded kernel module: the hook fails, but what is wrong is
+    # the host's driver (not loaded, or its container not done), not the injection
+    # (libnvidia-container's driver_init wraps NVML's own "Driver Not Loaded")
+    _s("nvidia-cli-driver-not-loaded", "nvidia-container-cli",
+       r"nvidia-container-cli(?:\.real)?:? initialization error: nvml error: driver not loaded",
+       {"nvml-init": 3.5, "driver-failing": 1.0, "injection-failed": 0.25},
+       (EVENT, STATUS, DESCRIBE, LOG), True,
+       examples=(_x("stderr: nvidia-container-cli: initialization error: nvml error: driver not "
+                    "loaded: unknown", GH + "NVIDIA/nvidia-container-toolkit/issues/260"),)),
+    # ... and its dlopen of NVML failing in the driver root it was given: no driver there (the
+    # host has none, or the toolkit's root points elsewhere, e.g. /run/nvidia/driver without
+    # the driver container)
+    _s("nvidia-cli-nvml-missing", "nvidia-container-cli",
+       r"nvidia-container-cli(?:\.real)?:? initialization error: load library failed: "
+       r"libnvidia-ml\.so",
+       {"injection-failed": 3.0, "nvml-init": 1.5}, (EVENT, STATUS, DESCRIBE, LOG), True,
+       examples=(_x("nvidia-container-cli.real: initialization error: load library failed: "
+                    "libnvidia-ml.so.1: cannot open shared object file: no such file or "
+                    "directory: unknown", GH + "canonical/microk8s-core-addons/issues/251"),)),
     _s("nvidia-cli-init", "nvidia-container-cli",
        r"nvidia-container-cli(?:\.real)?:? (?:initialization|mount|ldcache|detection|"
-       r"device|container|permission) error",
+       r"device|container|permission) error(?!: nvml error: driver not loaded)"
+       r"(?!: load library failed: libnvidia-ml)",
        {"injection-failed": 3.5, "nvml-init": 0.5}, (EVENT, STATUS, DESCRIBE), True,
-       examples=(_x("stderr: nvidia-container-cli: initialization error: nvml error: driver not "
-                    "loaded: unknown", GH + "NVIDIA/nvidia-container-toolkit/issues/260"),
-                 _x("stderr: nvidia-container-cli: initialization error: driver error: failed "
+       examples=(_x("stderr: nvidia-container-cli: initialization error: driver error: failed "
                     "to process request", GH + "NVIDIA/nvidia-container-toolkit/issues/183"),
                  # the CLI's other stages (src/cli/configure.c: "container error: %s" when the
                  # container's cgroup or rootfs cannot be set up, "permission error: %s" when
@@ -893,11 +914,26 @@ SIGNATURES: tuple[Signature, ...] = (
                     "version mismatch: unknown", GH + "NVIDIA/gpu-operator/issues/898"),
                  _x("NVRM: API mismatch: the client 'nvidia-smi' (pid 4242)",
                     OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c"))),
-    # (not the device plugin's per-device query after NVML came up, "error creating
-    # nvml.Device 0: nvml: Unknown Error": that one is plugin-nvml-device-query)
+    # The device plugin's NVML init at its start failing with Unknown Error: NVML loaded (the
+    # libraries were injected; runc alone gives ERROR_LIBRARY_NOT_FOUND) but the fresh
+    # container cannot use the device nodes, so the runtime did not grant them at create. Not
+    # access lost later in a running container, and the help lines the plugin prints after any
+    # init failure ("did you set the docker default runtime") do not name the cause here.
+    _s("plugin-nvml-init-unknown", "failed to initialize nvml: unknown error",
+       r"(?:factory|main)\.go:\d+\] failed to initialize nvml: unknown error",
+       {"nvml-init": 3.0}, (LOG,), True, against=("device-lost", "runtime-not-default"),
+       examples=(_x("E0627 10:12:47.588061       1 factory.go:68] Failed to initialize NVML: "
+                    "Unknown Error.", DP + "internal/plugin/factory.go"),)),
+    # nvidia-smi -q on the host answering a field with NVML's Unknown Error: NVML initialised
+    # there, and the GPU itself fails its queries (GSP firmware, a GPU in a bad state). The
+    # host failing as the container does is not the container's device rules reset.
+    _s("smi-field-unknown-error", "unknown error",
+       r"^\s{2,}[a-z][\w ./()-]{1,60}?\s*: unknown error\s*$",
+       {"nvml-gpu-error": 2.5}, (SMI,), True, against=("device-lost",),
+       examples=(_x("        Current                           : Unknown Error",
+                    GH + "awslabs/amazon-eks-ami/issues/1523"),)),
     _s("nvml-unknown-error", "unknown error",
-       r"^(?!.*error creating nvml\.device \d+: nvml: unknown error).*nvml: unknown error|"
-       r"failed to initialize nvml: unknown error",
+       r"nvml: unknown error|failed to initialize nvml: unknown error",
        {"device-lost": 4.0}, (LOG, STATUS, SMI), True,
        examples=(_x("Failed to initialize NVML: Unknown Error",
                     GH + "NVIDIA/nvidia-container-toolkit/issues/48"),)),
@@ -1969,10 +2005,9 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("Starting update of NVIDIA driver version 550.127.05 for Linux kernel "
                     "version 5.15.0-91-generic", DRV + "ubuntu22.04/nvidia-driver"),
                  _x("ERROR: Failed to update the NVIDIA driver", DRV + "rhel9/nvidia-driver"))),
-    # OpenShift: the Driver Toolkit image carries another kernel than the node now runs (the
-    # node's kernel moved with an RHCOS update); the driver container then falls back to an
-    # entitlement-based build that needs kernel-devel for the running kernel
-    # (NVIDIA/gpu-driver-container@06a208ca:rhel9/ocp_dtk_entrypoint dtk-build-driver)
+    # OpenShift: the Driver Toolkit image carries another kernel package than the node runs, so
+    # the build has no headers for the running kernel (a DTK image that lags the node's RHCOS
+    # kernel, or a kernel moved under it); the entrypoint then falls back to an entitled build
     _s("dtk-kernel-mismatch", "broken driver toolkit image",
        r"broken driver toolkit image detected",
        {"kernel-headers": 2.0, "kernel-upgraded": 1.0, "precompiled-kernel": 0.5}, (LOG,),
@@ -2356,7 +2391,6 @@ CAUSES = CAUSES + DRA_CAUSES
 CAUSE_BY_ID.update({c.id: c for c in DRA_CAUSES})
 CHECK_CAUSE.setdefault("GX415", "dra-driver-down")
 SIGNATURES = SIGNATURES + DRA_SIGNATURES
-SIGNATURES = SIGNATURES + STACK_SIGNATURES
 DISTINGUISH[frozenset({"dra-exhausted", "dra-selector"})] = (
     "`gpuxray why <pod>` over a bundle with `cluster/resourceslices.json` and "
     "`cluster/resourceclaims.json`: which request matches no device (GX212) or only taken ones "

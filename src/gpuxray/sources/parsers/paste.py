@@ -306,6 +306,13 @@ def _values_keys(head: str) -> bool:
     return bool(by_indent) and bool(_DISTINCT_CHILD.search(head))
 
 
+# ``Capacity:`` then an indented resource row (``cpu:``, ``memory:``, ``pods:``, a vendor's
+# ``<domain>/<name>:``): kubectl describe node's own layout (kubernetes/kubectl@v0.34.0:
+# pkg/describe/describe.go ``describeNode`` prints the block so)
+_LONE_CAPACITY = re.compile(r"^Capacity:[ \t]*\n[ \t]+(?:cpu|memory|pods|ephemeral-storage|"
+                            r"hugepages-[\w.]+|[a-z0-9.-]+\.[a-z]+/[\w.-]+):[ \t]+\S", re.M)
+
+
 def sniff(lines: list[str]) -> str:
     """The kind of an unnamed block, from its shape."""
     text = "\n".join(lines)
@@ -320,6 +327,8 @@ def sniff(lines: list[str]) -> str:
         return NODE_STATUS
     if re.search(r"^Capacity:[ \t]*$", text, re.M) and \
             re.search(r"^Allocatable:[ \t]*$", text, re.M):
+        return DESCRIBE_NODE
+    if _LONE_CAPACITY.search(head):  # a describe node cut to its Capacity block
         return DESCRIBE_NODE
     if re.search(r"^Name:\s+\S", text, re.M):
         if re.search(r"^[ \t]*(?:Capacity|Allocatable|Allocated resources|System Info):", text,
