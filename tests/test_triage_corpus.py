@@ -22,6 +22,10 @@ DEV_TOP1_FLOOR = 0.87
 DEV_TOP3_FLOOR = 0.91
 HOLDOUT_TOP1_FLOOR = 0.50
 HOLDOUT_TOP3_FLOOR = 0.55
+# The collection round whose blind measurement the holdout floors come from. A holdout that holds
+# cases of a later round is still being collected: it is measured once, when its last cases land
+# (README.md, Rotation), and until then it is neither scored nor held to the older round's floors.
+HOLDOUT_MEASURED_ROUND = 3
 
 
 @dataclass
@@ -73,9 +77,14 @@ def test_dev_split(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_holdout_split_aggregate(capsys: pytest.CaptureFixture[str]) -> None:
-    sc = _score("holdout")
-    if sc.n == 0:  # a measured holdout rotated into dev and no new one is collected yet
+    held = list(cases("holdout"))
+    if not held:  # a measured holdout rotated into dev and no new one is collected yet
         pytest.skip("no holdout: every holdout case has rotated into dev; nothing to measure")
+    collecting = max(c.round for c in held)
+    if collecting > HOLDOUT_MEASURED_ROUND:
+        pytest.skip(f"holdout of round {collecting} still being collected ({len(held)} cases): "
+                    "not scored until its one blind measurement sets the floors")
+    sc = _score("holdout")
     with capsys.disabled():
         print("\n" + sc.line("holdout"))
         for code in sorted(sc.per_code):  # counts only: no case is named
