@@ -18,10 +18,11 @@ import gpuxray.knowledge as knowledge_pkg
 from gpuxray.knowledge.plugin_config import SCHEMA, Group, ListOf
 
 CITATION = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[A-Za-z0-9_.+-]+:\S+|https://\S+")
-# gpuxray's own catalog and manifests, the seed's tables, and the signature catalog (own test)
+# gpuxray's own catalog and manifests, the seed's tables, and the signature catalog with its
+# per-component ``signatures_*`` families (own test: every example cites its source)
 NOT_UPSTREAM = {"codes", "agent_manifests", "anatomy", "severity", "signatures"}
 MODULES = sorted(m.name for m in pkgutil.iter_modules(knowledge_pkg.__path__)
-                 if m.name not in NOT_UPSTREAM)
+                 if m.name not in NOT_UPSTREAM and not m.name.startswith("signatures_"))
 
 
 def _tables(mod: Any) -> dict[str, Any]:

@@ -44,6 +44,7 @@ from gpuxray.knowledge.signature_types import (
     Example,
     Signature,
 )
+from gpuxray.knowledge.signatures_stack import STACK_SIGNATURES
 
 # the types are re-exported: every reader of the catalog imports them from here
 __all__ = ["CONFIG", "DESCRIBE", "DMESG", "EVENT", "JOURNAL", "LOG", "SMI", "STATUS",
@@ -692,7 +693,8 @@ SIGNATURES: tuple[Signature, ...] = (
                     'file exists"', DP + "cmd/config-manager/main.go"),)),
     _s("plugin-invalid-sharing", "config file|validate flags|replicas must be|invalid --",
        r"^(?!.*(?:fata\[\d+\]|mig-config|mig-devices|mig-enabled|for 'devices'))"
-       r".*error parsing config file|unable to parse config file|unable to validate flags|"
+       r".*error parsing config file|unable to parse config file|"
+       r"unable to validate flags(?!: cdi --device-list-strategy options are only supported)|"
        r"number of replicas must be >= 2|invalid --(?:device-list-strategy|"
        r"shared-devices-allocation-policy|device-id-strategy) option",
        {"plugin-config-invalid": 3.5}, (LOG,), True,
@@ -921,7 +923,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # init failure ("did you set the docker default runtime") do not name the cause here.
     _s("plugin-nvml-init-unknown", "failed to initialize nvml: unknown error",
        r"(?:factory|main)\.go:\d+\] failed to initialize nvml: unknown error",
-       {"nvml-init": 3.0}, (LOG,), True, against=("device-lost", "runtime-not-default"),
+       {"nvml-init": 3.0}, (LOG,), True, against=("runtime-not-default",),
        examples=(_x("E0627 10:12:47.588061       1 factory.go:68] Failed to initialize NVML: "
                     "Unknown Error.", DP + "internal/plugin/factory.go"),)),
     # nvidia-smi -q on the host answering a field with NVML's Unknown Error: NVML initialised
@@ -932,8 +934,13 @@ SIGNATURES: tuple[Signature, ...] = (
        {"nvml-gpu-error": 2.5}, (SMI,), True, against=("device-lost",),
        examples=(_x("        Current                           : Unknown Error",
                     GH + "awslabs/amazon-eks-ami/issues/1523"),)),
+    # (not the device plugin's per-device query after NVML came up, "error creating
+    # nvml.Device 0: nvml: Unknown Error": that one is plugin-nvml-device-query; nor its
+    # init at start, plugin-nvml-init-unknown)
     _s("nvml-unknown-error", "unknown error",
-       r"nvml: unknown error|failed to initialize nvml: unknown error",
+       r"^(?!.*error creating nvml\.device \d+: nvml: unknown error)"
+       r"(?!.*(?:factory|main)\.go:\d+\] failed to initialize nvml: unknown error)"
+       r".*nvml: unknown error",
        {"device-lost": 4.0}, (LOG, STATUS, SMI), True,
        examples=(_x("Failed to initialize NVML: Unknown Error",
                     GH + "NVIDIA/nvidia-container-toolkit/issues/48"),)),
@@ -2005,9 +2012,10 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("Starting update of NVIDIA driver version 550.127.05 for Linux kernel "
                     "version 5.15.0-91-generic", DRV + "ubuntu22.04/nvidia-driver"),
                  _x("ERROR: Failed to update the NVIDIA driver", DRV + "rhel9/nvidia-driver"))),
-    # OpenShift: the Driver Toolkit image carries another kernel package than the node runs, so
-    # the build has no headers for the running kernel (a DTK image that lags the node's RHCOS
-    # kernel, or a kernel moved under it); the entrypoint then falls back to an entitled build
+    # OpenShift: the Driver Toolkit image carries another kernel than the node now runs (the
+    # node's kernel moved with an RHCOS update); the driver container then falls back to an
+    # entitlement-based build that needs kernel-devel for the running kernel
+    # (NVIDIA/gpu-driver-container@06a208ca:rhel9/ocp_dtk_entrypoint dtk-build-driver)
     _s("dtk-kernel-mismatch", "broken driver toolkit image",
        r"broken driver toolkit image detected",
        {"kernel-headers": 2.0, "kernel-upgraded": 1.0, "precompiled-kernel": 0.5}, (LOG,),
@@ -2391,6 +2399,7 @@ CAUSES = CAUSES + DRA_CAUSES
 CAUSE_BY_ID.update({c.id: c for c in DRA_CAUSES})
 CHECK_CAUSE.setdefault("GX415", "dra-driver-down")
 SIGNATURES = SIGNATURES + DRA_SIGNATURES
+SIGNATURES = SIGNATURES + STACK_SIGNATURES
 DISTINGUISH[frozenset({"dra-exhausted", "dra-selector"})] = (
     "`gpuxray why <pod>` over a bundle with `cluster/resourceslices.json` and "
     "`cluster/resourceclaims.json`: which request matches no device (GX212) or only taken ones "

@@ -1,0 +1,480 @@
+"""Signatures read from the operator stack's own source: the lines its components print when a
+node's GPU stack fails, that the core catalog (``signatures.py``) did not know yet.
+
+Why a module of its own: these families were found by walking each component's failure paths at
+real tags (every ``echo`` of a failure in the driver container's scripts, every error a
+controller, the validator, the device plugin, mig-parted and dcgm-exporter return or log, the
+kernel module's ``NVRM:`` lines, nvidia-installer's ``ui_error`` texts) and checking each
+against the catalog; only the ones that name a cause and were not matched yet are here. Each is
+keyed on the fixed words of the format string (format verbs as wildcards, one alternative per
+wording a release changed), votes for the cause the surrounding code means, and is deciding only
+where no other cause prints it. Components and tags: NVIDIA/gpu-operator v23.9.0–v26.7.0,
+NVIDIA/gpu-driver-container (06a208ca), NVIDIA/k8s-device-plugin v0.13.0–v0.20.0,
+NVIDIA/mig-parted v0.15.0, NVIDIA/dcgm-exporter 4.5.3-4.8.2, NVIDIA/open-gpu-kernel-modules
+515.43.04–595.45.04, NVIDIA/nvidia-installer 590.48.01 (seed §1, §3, §4).
+"""
+
+from __future__ import annotations
+
+from gpuxray.knowledge.signature_types import (
+    DMESG,
+    EVENT,
+    JOURNAL,
+    LOG,
+    STATUS,
+    VALIDATOR,
+    Example,
+    Signature,
+)
+
+
+def _s(id: str, needle: str, pattern: str, votes: dict[str, float], kinds: tuple[str, ...],
+       deciding: bool = False, *, examples: tuple[Example, ...]) -> Signature:
+    return Signature(id, needle, pattern, tuple(votes.items()), kinds, deciding, examples)
+
+
+def _x(line: str, source: str) -> Example:
+    return Example(line, source)
+
+
+OP = "NVIDIA/gpu-operator@v26.7.0:"
+OP239 = "NVIDIA/gpu-operator@v23.9.0:"
+OP249 = "NVIDIA/gpu-operator@v24.9.0:"
+DRV = "NVIDIA/gpu-driver-container@06a208ca:"
+DP = "NVIDIA/k8s-device-plugin@v0.20.0:"
+DP13 = "NVIDIA/k8s-device-plugin@v0.13.0:"
+DP14 = "NVIDIA/k8s-device-plugin@v0.14.0:"
+MIG = "NVIDIA/mig-parted@v0.15.0:"
+DCGM = "NVIDIA/dcgm-exporter@4.5.3-4.8.2:"
+OGKM = "NVIDIA/open-gpu-kernel-modules@595.45.04:"
+OGKM515 = "NVIDIA/open-gpu-kernel-modules@515.43.04:"
+INST = "NVIDIA/nvidia-installer@590.48.01:"
+LINUX = "torvalds/linux@v6.8:"
+
+STACK_SIGNATURES: tuple[Signature, ...] = (
+    # ---- gpu-operator: controllers and validator -------------------------------------------
+    # The ClusterPolicy controller reads each GPU node's kernel and OS from NFD's labels; a node
+    # without them (NFD not deployed, or its worker not running there) gets no driver DaemonSet.
+    _s("operator-nfd-label-missing", "is nfd installed|unable to retrieve os",
+       r"(?:could not find nfd labels? for node|node feature discovery \(nfd\) labels)\. "
+       r"is nfd installed|unable to retrieve os (?:name|version) from label feature\.node",
+       {"nodes-unlabelled": 3.0}, (LOG,), True,
+       examples=(_x("ERROR Failed to get kernel version of GPU node using Node Feature Discovery "
+                    "(NFD) labels. Is NFD installed in the cluster?",
+                    OP + "controllers/object_controls.go"),
+                 _x('INFO WARNING: Could not find NFD labels for node. Is NFD installed? '
+                    '{"Node": "gpu-node-1"}', OP239 + "internal/state/nodepool.go"),
+                 _x('INFO WARNING: Could not find NFD label for node. Is NFD installed? '
+                    '{"Node": "gpu-node-1", "Label": "feature.node.kubernetes.io/'
+                    'system-os_release.ID"}', OP + "internal/state/nodepool.go"),
+                 _x("unable to retrieve OS name from label "
+                    "feature.node.kubernetes.io/system-os_release.ID",
+                    OP + "controllers/state_manager.go"))),
+    # the driver state's own search for GPU nodes (nvidia.com/gpu.present=true) finding none
+    _s("operator-no-gpu-present", "no nodes found with gpu present|gpu node os info is empty",
+       r"no nodes found with gpu present|gpu node os info is empty",
+       {"nodes-unlabelled": 2.5}, (LOG,),
+       examples=(_x("no nodes found with GPU present", OP + "controllers/state_manager.go"),
+                 _x('failed to retrieve GPU node OS info: GPU node OS info is empty: release="", '
+                    'tag=""', OP + "controllers/state_manager.go"))),
+    # NVIDIADriver CRs whose node selectors overlap: the controller refuses them (condition
+    # ConflictingNodeSelector) and those nodes get no driver
+    _s("operator-nvidiadriver-conflict", "conflicting nvidiadriver nodeselectors",
+       r"conflicting nvidiadriver nodeselectors found for resource",
+       {"driver-os-mismatch": 2.0, "driver-failing": 1.0}, (LOG, STATUS), True,
+       examples=(_x('conflicting NVIDIADriver NodeSelectors found for resource: ubuntu-2204, '
+                    'nodeSelector: map["nvidia.com/gpu.present":"true"]',
+                    OP + "internal/validator/validator.go"),)),
+    # GPUDirect Storage asks for the open kernel modules; the proprietary ones are refused
+    _s("operator-gds-needs-openrm", "is only supported with nvidia openrm drivers",
+       r"gpudirect storage driver '[^']*' is only supported with nvidia openrm drivers",
+       {"unsupported-stack": 3.0}, (LOG, STATUS), True,
+       examples=(_x("GPUDirect Storage driver '2.20.5' is only supported with NVIDIA OpenRM "
+                    "drivers. Please set 'useOpenKernelModules=true' to enable OpenRM mode",
+                    OP + "controllers/nvidiadriver_controller.go"),
+                 _x("GPUDirect Storage driver '2.17.5' is only supported with NVIDIA OpenRM "
+                    "drivers. Please set 'driver.useOpenKernelModules=true' in ClusterPolicy to "
+                    "enable OpenRM mode", OP249 + "controllers/object_controls.go"))),
+    _s("operator-precompiled-digest", "image digest is not supported when precompiled",
+       r"specifying image digest is not supported when precompiled is enabled",
+       {"unsupported-stack": 2.0, "precompiled-kernel": 1.0}, (LOG, STATUS), True,
+       examples=(_x("failed to get driver image path: specifying image digest is not supported "
+                    "when precompiled is enabled",
+                    OP + "api/nvidia/v1alpha1/nvidiadriver_types.go"),)),
+    # the validator with driver.enabled=false: no host driver installed where it looks
+    # (the wording of v24.9-v25.10, then v26.x)
+    _s("validator-host-smi-missing", "'nvidia-smi' file|executable 'nvidia-smi' on the host",
+       r"no 'nvidia-smi' file present on the host|empty 'nvidia-smi' file found on the host|"
+       r"failed to find an executable 'nvidia-smi' on the host",
+       {"nvml-init": 2.5, "driver-failing": 0.5}, (LOG, VALIDATOR), True,
+       examples=(_x("error validating driver installation: no 'nvidia-smi' file present on the "
+                    "host: stat /host/usr/bin/nvidia-smi: no such file or directory",
+                    "NVIDIA/gpu-operator@v25.10.1:cmd/nvidia-validator/main.go"),
+                 _x("empty 'nvidia-smi' file found on the host",
+                    OP249 + "validator/main.go"),
+                 _x("error validating driver installation: failed to find an executable "
+                    "'nvidia-smi' on the host", OP + "cmd/nvidia-validator/main.go"))),
+    # the ClusterPolicy held not-ready by an NVIDIADriver upgrade (pending, active or failed)
+    _s("operator-nvidiadriver-upgrade-incomplete", "nvidiadriver upgrade has not completed",
+       r"nvidiadriver upgrade has not completed",
+       {"upgrade-failed": 1.5}, (LOG, STATUS),
+       examples=(_x("ClusterPolicy is not ready; NVIDIADriver upgrade has not completed; one or "
+                    "more NVIDIADriver-owned Nodes are marked pending, in-progress, or failed",
+                    OP + "controllers/clusterpolicy_controller.go"),)),
+    # ---- gpu-driver-container scripts --------------------------------------------------------
+    # OpenShift: the Driver Toolkit image for this RHCOS is missing, or carries another kernel
+    # than the node runs: the build falls back to entitlement-based package installs, which
+    # need kernel-devel for the running kernel (and fail where there are no entitlements)
+    _s("dtk-fallback", "entitlement-based fallback|-n openshift' missing",
+       r"(?:broken driver toolkit detected|rhcos '[^']*' imagetag missing), using "
+       r"entitlement-based fallback|'istag/driver-toolkit:\S+ -n openshift' missing",
+       {"kernel-headers": 2.0, "kernel-upgraded": 0.5}, (LOG,),
+       examples=(_x("WARNING: broken driver toolkit detected, using entitlement-based fallback",
+                    DRV + "rhel9/ocp_dtk_entrypoint"),
+                 _x("WARNING: RHCOS '418.94.202501221327-0' imagetag missing, using "
+                    "entitlement-based fallback", DRV + "rhel9/ocp_dtk_entrypoint"),
+                 _x("WARNING: 'istag/driver-toolkit:418.94.202501221327-0 -n openshift' missing, "
+                    "nothing to do in openshift-driver-toolkit-ctr container",
+                    DRV + "rhel9/ocp_dtk_entrypoint"))),
+    _s("dtk-no-driver-built", "no nvidia driver generated|failed to find nvidia driver source",
+       r"fatal: no nvidia driver generated|failed to find nvidia driver source, exiting",
+       {"driver-failing": 2.5, "kernel-headers": 1.0}, (LOG,), True,
+       examples=(_x("FATAL: no NVIDIA driver generated ...", DRV + "rhel9/ocp_dtk_entrypoint"),
+                 _x("Failed to find NVIDIA driver source, exiting.",
+                    DRV + "rhel9/ocp_dtk_entrypoint"))),
+    # the pid-file lock: another driver container (a second DaemonSet, or one of another
+    # NVIDIADriver CR) already runs on the node
+    _s("driver-instance-running", "an instance of the nvidia driver is already running",
+       r"an instance of the nvidia driver is already running, aborting",
+       {"driver-in-use": 2.0, "driver-failing": 1.0}, (LOG,), True,
+       examples=(_x("An instance of the NVIDIA driver is already running, aborting",
+                    DRV + "ubuntu22.04/nvidia-driver"),)),
+    _s("driver-module-type-invalid", "kernel_module_type variable",
+       r"invalid value for the kernel_module_type variable",
+       {"driver-failing": 2.5, "gpu-unsupported": 0.5}, (LOG,), True,
+       examples=(_x("invalid value for the KERNEL_MODULE_TYPE variable: opensource",
+                    DRV + "ubuntu22.04/nvidia-driver"),)),
+    # the nvidia-peermem sidecar (GPUDirect RDMA) without MOFED: it exits and the driver pod
+    # never becomes ready
+    _s("driver-peermem-failed", "nvidia-peermem module|mofed drivers are not ready",
+       r"failed to load nvidia-peermem module|mofed drivers are not ready, skipping probe",
+       {"driver-failing": 2.0}, (LOG,),
+       examples=(_x("failed to load nvidia-peermem module", DRV + "ubuntu22.04/nvidia-driver"),
+                 _x("MOFED drivers are not ready, skipping probe to avoid container restarts...",
+                    DRV + "rhel9/nvidia-driver"))),
+    # the kernel's modpost refusing the module build: the kernel is newer than the driver
+    # branch supports (a GPL-only symbol the module now reaches)
+    _s("module-build-gpl-symbol", "uses gpl-only symbol",
+       r"modpost: gpl-incompatible module nvidia[\w-]*\.ko uses gpl-only symbol",
+       {"driver-failing": 2.5, "kernel-headers": 0.5}, (LOG,), True,
+       examples=(_x("ERROR: modpost: GPL-incompatible module nvidia.ko uses GPL-only symbol "
+                    "'rcu_read_unlock_strict'", LINUX + "scripts/mod/modpost.c"),)),
+    # ---- nvidia-installer (inside the driver container) --------------------------------------
+    _s("installer-kernel-headers", "kernel header file|kernel output path",
+       r"the kernel header file '[^']*' does not exist|"
+       r"neither the '[^']*' nor the '[^']*' kernel header file exists|"
+       r"the kernel output path '[^']*' does not exist",
+       {"kernel-headers": 3.5}, (LOG,), True,
+       examples=(_x("ERROR: The kernel header file '/lib/modules/5.15.0-91-generic/build/include/"
+                    "linux/kernel.h' does not exist.  The most likely reason for this is that "
+                    "the kernel source path '/lib/modules/5.15.0-91-generic/build' is incorrect.",
+                    INST + "kernel.c"),
+                 _x("ERROR: Neither the '/usr/src/kernels/5.14.0-427.el9.x86_64/include/"
+                    "generated/uapi/linux/version.h' nor the '/usr/src/kernels/5.14.0-427.el9."
+                    "x86_64/include/linux/version.h' kernel header file exists.",
+                    INST + "kernel.c"),
+                 _x("ERROR: The kernel output path '/lib/modules/5.15.0-91-generic/build' does "
+                    "not exist.", INST + "kernel.c"))),
+    _s("installer-toolchain-missing", "unable to find the development tool|libc header files",
+       r"unable to find the development tool `[^`]*` in your path|"
+       r"you do not appear to have libc header files installed",
+       {"driver-failing": 2.5, "kernel-headers": 0.5}, (LOG,), True,
+       examples=(_x("ERROR: Unable to find the development tool `cc` in your path; please make "
+                    "sure that you have the package 'gcc' installed.", INST + "misc.c"),
+                 _x("ERROR: You do not appear to have libc header files installed on your "
+                    "system.  Please install your distribution's libc development package.",
+                    INST + "misc.c"))),
+    _s("installer-module-not-created", "kernel module was not created",
+       r"the nvidia[\w-]* kernel module was not created",
+       {"driver-failing": 2.0, "kernel-headers": 1.0}, (LOG,),
+       examples=(_x("ERROR: The nvidia kernel module was not created.", INST + "kernel.c"),)),
+    # the GPU list check: a GPU only a legacy branch drives, or none the branch supports
+    _s("installer-gpu-unsupported", "legacy linux graphics drivers|nvidia gpu supported by the",
+       r"supported through nvidia legacy linux graphics drivers and will be ignored|"
+       r"you do not appear to have an nvidia gpu supported by the [\d.]+ nvidia linux",
+       {"gpu-unsupported": 3.5}, (LOG,), True,
+       examples=(_x("WARNING: The following NVIDIA GPUs are supported through NVIDIA legacy Linux "
+                    "graphics drivers and will be ignored by the NVIDIA 580.95.05 Linux graphics "
+                    "driver:", INST + "misc.c"),
+                 _x("WARNING: You do not appear to have an NVIDIA GPU supported by the 580.95.05 "
+                    "NVIDIA Linux graphics driver installed in this system.", INST + "misc.c"))),
+    _s("installer-open-unsupported", "unlikely to support the open gpu kernel",
+       r"is unlikely to support the open gpu kernel modules",
+       {"gpu-unsupported": 3.0}, (LOG,), True,
+       examples=(_x("WARNING: The unknown GPU with PCI device ID 0x1EB8 is unlikely to support "
+                    "the open GPU kernel modules; assuming they are unsupported for this device.",
+                    INST + "misc.c"),)),
+    # an existing (host) driver installation the installer will not replace
+    _s("installer-alternate-driver", "alternate driver installation",
+       r"installation was canceled due to the availability or presence of an alternate driver",
+       {"driver-in-use": 3.0}, (LOG,), True,
+       examples=(_x("ERROR: The installation was canceled due to the availability or presence of "
+                    "an alternate driver installation. Please see /var/log/nvidia-installer.log "
+                    "for more details.", INST + "install-from-cwd.c"),)),
+    _s("installer-nouveau-blacklisted", "disable nouveau are already present",
+       r"modprobe configuration files to disable nouveau are already present",
+       {"nouveau": 3.0, "nouveau-loaded": 2.0}, (LOG,), True,
+       examples=(_x("ERROR: One or more modprobe configuration files to disable Nouveau are "
+                    "already present at: /usr/lib/modprobe.d/nvidia-installer-disable-nouveau.conf",
+                    INST + "misc.c"),)),
+    # ---- the kernel module's NVRM lines --------------------------------------------------------
+    _s("nvrm-rm-init-adapter-minor", "rm_init_adapter failed",
+       r"rm_init_adapter failed, device minor number \d+", {"gpu-init": 3.0}, (DMESG, LOG), True,
+       examples=(_x("NVRM: GPU 0000:3b:00.0: rm_init_adapter failed, device minor number 0",
+                    OGKM + "kernel-open/nvidia/nv.c"),)),
+    _s("nvrm-power-cables", "necessary power cables",
+       r"gpu does not have the necessary power cables connected", {"gpu-init": 4.0},
+       (DMESG, LOG), True,
+       examples=(_x("NVRM: GPU 0000:3b:00.0: GPU does not have the necessary power cables "
+                    "connected.", OGKM + "src/nvidia/arch/nvalloc/unix/src/osinit.c"),)),
+    # the GSP firmware file for this driver version is not under /lib/firmware/nvidia/<ver>
+    _s("nvrm-gsp-firmware-missing", "no firmware image found",
+       r"nvrm:? rmfetchgsprmimages: no firmware image found", {"gpu-init": 3.5}, (DMESG, LOG),
+       True,
+       examples=(_x("NVRM: RmFetchGspRmImages: No firmware image found",
+                    OGKM + "src/nvidia/arch/nvalloc/unix/src/osinit.c"),)),
+    # GSP-RM would not start: firmware, hardware, or a GPU the open module cannot drive
+    _s("nvrm-gsp-init", "cannot initialize gsp firmware rm|cannot proceed with booting gsp|"
+       "failed to boot gsp",
+       r"cannot initialize gsp firmware rm|unexpected wpr2 already up, cannot proceed with "
+       r"booting gsp|nvrm:? \w+: failed to boot gsp",
+       {"gpu-init": 2.0, "gpu-unsupported": 1.0}, (DMESG, LOG),
+       examples=(_x("NVRM: RmInitAdapter: Cannot initialize GSP firmware RM",
+                    OGKM + "src/nvidia/arch/nvalloc/unix/src/osinit.c"),
+                 _x("NVRM: kgspBootstrap_TU102: unexpected WPR2 already up, cannot proceed with "
+                    "booting GSP", OGKM + "src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c"),
+                 _x("NVRM: kgspBootstrap_TU102: Failed to boot GSP.",
+                    OGKM + "src/nvidia/src/kernel/gpu/gsp/arch/turing/kernel_gsp_tu102.c"))),
+    # 515's open module on a GPU without the NVDEC engine its GSP boot needs
+    _s("nvrm-gsp-missing-nvdec", "missing nvdec0 engine",
+       r"missing nvdec0 engine, cannot initialize gsp-rm", {"gpu-unsupported": 4.0},
+       (DMESG, LOG), True,
+       examples=(_x("NVRM: kgspInitRm_IMPL: missing NVDEC0 engine, cannot initialize GSP-RM",
+                    OGKM515 + "src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c"),)),
+    # GSP stops answering RPCs (reported with Xid 119/120): a GPU/firmware fault at run time
+    _s("nvrm-gsp-timeout", "gsp timeout|waiting for rpc response from gpu",
+       r"\*+ gsp timeout \*+|timeout after \d+m?s of waiting for rpc response from gpu\d+ gsp",
+       {"xid": 3.0, "unhealthy": 1.0}, (DMESG, JOURNAL, LOG), True,
+       examples=(_x("NVRM: _kgspLogXid119: ********************************* GSP Timeout "
+                    "**********************************",
+                    OGKM + "src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c"),
+                 _x("NVRM: Xid (PCI:0000:3b:00): 119, pid=1512, name=nvidia-smi, Timeout after "
+                    "6s of waiting for RPC response from GPU0 GSP! Expected function 76 "
+                    "(GSP_RM_CONTROL) sequence 1034 (0x20800a4c 0x4).",
+                    OGKM + "src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c"))),
+    # PCI resources the firmware assigned the GPU are unusable (BAR sizing, above-4G decoding)
+    _s("nvrm-pci-resources", "pci i/o region assigned|find an irq|pci_enable_device failed",
+       r"this pci i/o region assigned to your nvidia device is invalid|"
+       r"can't find an irq for your nvidia card|nvrm: pci_enable_device failed",
+       {"gpu-init": 3.5}, (DMESG, LOG), True,
+       examples=(_x("NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:",
+                    OGKM + "kernel-open/nvidia/nv-pci.c"),
+                 _x("NVRM: Can't find an IRQ for your NVIDIA card!",
+                    OGKM + "kernel-open/nvidia/nv-pci.c"),
+                 _x("NVRM: pci_enable_device failed, aborting",
+                    OGKM + "kernel-open/nvidia/nv-pci.c"))),
+    # another driver owns the registers, or took the device before nvidia probed it
+    _s("nvrm-device-claimed", "request_mem_region failed|obtained ownership of the nvidia",
+       r"nvrm: request_mem_region failed for \d+m @|obtained ownership of the nvidia device",
+       {"nouveau": 2.0, "gpu-init": 1.0}, (DMESG, LOG),
+       examples=(_x("NVRM: request_mem_region failed for 16M @ 0xf6000000. This can",
+                    OGKM + "kernel-open/nvidia/nv-pci.c"),
+                 _x("NVRM: obtained ownership of the NVIDIA device(s).",
+                    OGKM + "kernel-open/nvidia/nv.c"))),
+    _s("nvrm-legacy-gpu", "ignoring the legacy gpu",
+       r"nvrm: ignoring the legacy gpu", {"gpu-unsupported": 4.0}, (DMESG, LOG), True,
+       examples=(_x("NVRM: ignoring the legacy GPU 0000:01:00.0",
+                    OGKM + "kernel-open/nvidia/nv-pci.c"),)),
+    # the module cannot be removed while a client holds the GPU
+    _s("nvrm-remove-in-use", "with non-zero usage count",
+       r"nvrm: attempting to remove device \S+ with non-zero usage count",
+       {"driver-in-use": 3.0}, (DMESG, LOG), True,
+       examples=(_x("NVRM: Attempting to remove device 0000:3b:00.0 with non-zero usage count!",
+                    OGKM + "kernel-open/nvidia/nv-pci.c"),)),
+    # ---- k8s-device-plugin and GFD -------------------------------------------------------------
+    # a MIG-enabled GPU without MIG devices (the layout was never applied, or was cleared)
+    _s("plugin-mig-no-devices", "has no mig devices configured|has an invalid mig configuration",
+       r"device \d+ has (?:no mig devices configured|an invalid mig configuration)",
+       {"mig-failed": 3.0, "plugin-config-invalid": 0.5}, (LOG,), True,
+       examples=(_x("W0312 10:02:10.000000 1 device_map.go:174] device 0 has no MIG devices "
+                    "configured", DP + "internal/rm/device_map.go"),
+                 _x("invalid MIG configuration: device 0 has an invalid MIG configuration",
+                    DP14 + "internal/rm/device_map.go"))),
+    _s("plugin-mig-mixed-enabled", "same migenabled value|more than one mig device type",
+       r"all devices on the node must be configured with the same migenabled value|"
+       r"error building device map.*more than one mig device type present on node",
+       {"mig-failed": 2.5, "plugin-config-invalid": 2.0}, (LOG,),
+       examples=(_x("error building device map: all devices on the node must be configured with "
+                    "the same migEnabled value", DP + "internal/rm/device_map.go"),
+                 _x("error building device map: error building MIG device map: more than one MIG "
+                    "device type present on node", DP13 + "internal/rm/device_map.go"))),
+    # the config's resources/sharing sections that name devices or patterns the node lacks, or
+    # are malformed
+    _s("plugin-config-resources", "does not match any resource patterns|devices to be replicated|"
+       "no matching device|devices set as|resource name|field set|no replicas specified|"
+       "unknown mig strategy",
+       r"(?:gpu name|mig profile) '[^']*' does not match any resource patterns|"
+       r"requested \d+ devices to be replicated, but only \d+ devices available|"
+       r"no matching device (?:with uuid|at index): |"
+       r"devices set as '[^']*' but (?:the only valid string input is 'all'|a count of devices)|"
+       r"incorrect format for resource name '|fully-qualified resource name must be \d+ "
+       r"characters|resources must have a '(?:pattern|name)' field set|"
+       r"\bno replicas specified|unknown mig strategy: ",
+       {"plugin-config-invalid": 3.5}, (LOG,), True,
+       examples=(_x("error building device map from config.resources: error building GPU device "
+                    "map: GPU name 'NVIDIA H100 80GB HBM3' does not match any resource patterns",
+                    DP + "internal/rm/device_map.go"),
+                 _x("MIG profile '1g.10gb' does not match any resource patterns",
+                    DP + "internal/rm/device_map.go"),
+                 _x("error updating device map with replicas from replicatedResources config: "
+                    "requested 4 devices to be replicated, but only 2 devices available",
+                    DP + "internal/rm/device_map.go"),
+                 _x("no matching device with UUID: GPU-5c0f2a11", DP + "internal/rm/device_map.go"),
+                 _x("devices set as 'some' but the only valid string input is 'all'",
+                    DP + "api/config/v1/replicas.go"),
+                 _x("incorrect format for resource name 'nvidia.com/GPU': a lowercase RFC 1123 "
+                    "label must consist of lower case alphanumeric characters",
+                    DP + "api/config/v1/resources.go"),
+                 _x("resources must have a 'pattern' field set", DP + "api/config/v1/resources.go"),
+                 _x("unable to parse config file: no replicas specified",
+                    DP + "api/config/v1/replicas.go"),
+                 _x("unable to validate flags: unknown MIG strategy: mix",
+                    DP + "cmd/nvidia-device-plugin/main.go"))),
+    # MPS sharing asked for with what it cannot run with
+    _s("plugin-mps-invalid", "not supported with mps|requires --mps-root|mps sharing is not "
+       "supported|maximum allowed replicas exceeded|invalid mps configuration",
+       r"using --mig-strategy=mixed is not supported with mps|using mps requires --mps-root|"
+       r"mps sharing is not supported for mig devices|maximum allowed replicas exceeded: \d+ > "
+       r"\d+|invalid mps configuration: ",
+       {"plugin-config-invalid": 3.0}, (LOG,), True,
+       examples=(_x("unable to validate flags: using --mig-strategy=mixed is not supported with "
+                    "MPS", DP + "cmd/nvidia-device-plugin/main.go"),
+                 _x("using MPS requires --mps-root to be specified",
+                    DP + "cmd/nvidia-device-plugin/main.go"),
+                 _x("MPS sharing is not supported for MIG devices; skipping daemon creation",
+                    DP + "cmd/mps-control-daemon/mps/manager.go"),
+                 _x("invalid MPS configuration: invalid device: maximum allowed replicas "
+                    "exceeded: 64 > 48", DP + "cmd/mps-control-daemon/mps/device.go"))),
+    # CDI device lists, or mixed MIG, where the plugin found no NVML (a Tegra system, or NVML
+    # not injected into the plugin's container)
+    _s("plugin-needs-nvml", "only supported on nvml-based systems|is only supported with nvml",
+       r"cdi --device-list-strategy options are only supported on nvml-based systems|"
+       r"mig-strategy=\S+ is only supported with nvml",
+       {"runtime-not-default": 2.5, "plugin-config-invalid": 1.0, "not-advertised": 0.5},
+       (LOG,),
+       examples=(_x("unable to validate flags: CDI --device-list-strategy options are only "
+                    "supported on NVML-based systems", DP + "cmd/nvidia-device-plugin/main.go"),
+                 _x('W0312 10:02:10.000000 1 rm.go:121] mig-strategy="mixed" is only supported '
+                    "with NVML", DP + "internal/rm/rm.go"))),
+    # the health checker cannot place a device (its NVML event registration failed)
+    _s("plugin-placement-unhealthy", "could not determine device placement",
+       r"could not determine device placement for \S+: .*marking it unhealthy",
+       {"unhealthy": 3.0}, (LOG,), True,
+       examples=(_x("W0312 10:02:10.000000 1 health.go:82] Could not determine device placement "
+                    "for GPU-5c0f2a11: Not Supported; Marking it unhealthy.",
+                    DP + "internal/rm/health.go"),
+                 _x("2022/03/01 10:02:51 Warning: could not determine device placement for "
+                    "GPU-5c0f2a11: Unknown Error; Marking it unhealthy.",
+                    DP13 + "internal/rm/health.go"))),
+    # the allocator's per-device NVML queries failing after NVML came up: the GPU (or the
+    # driver's view of it) stopped answering; not the container's lost device access alone
+    _s("plugin-nvml-device-query", "error creating nvml.device",
+       r"error creating nvml\.device \d+: nvml: (?:unknown error|gpu is lost|not supported)",
+       {"nvml-init": 1.5, "gpu-init": 1.0, "device-lost": 1.0, "xid": 0.5}, (LOG, EVENT, STATUS),
+       examples=(_x("error getting list of preferred allocation devices: unable to retrieve list "
+                    "of available devices: error creating nvml.Device 0: nvml: Unknown Error",
+                    DP14 + "vendor/github.com/NVIDIA/go-gpuallocator/gpuallocator/device.go"),)),
+    # ---- mig-parted / mig-manager --------------------------------------------------------------
+    _s("mig-parted-instances", "migconfig|mig device specified|orderings failed|"
+       "error destroying|subset of any valid configuration|all counts for all migprofiles",
+       r"exceeded maximum attempts to clear migconfig|error clearing migconfig|"
+       r"unsupported mig device specified \S+, expected|\ball orderings failed|"
+       r"error destroying (?:gpu|compute) instance for profile|"
+       r"cannot configure as a subset of any valid configuration|"
+       r"all counts for all migprofiles are 0",
+       {"mig-failed": 3.5}, (LOG,), True,
+       examples=(_x("Error clearing MigConfig: exceeded maximum attempts to clear MigConfig",
+                    MIG + "pkg/mig/config/config.go"),
+                 _x("unsupported MIG Device specified 0x233010DE, expected 0x20B010DE instead",
+                    MIG + "pkg/mig/config/config.go"),
+                 _x('level=error msg="Error attempting multiple config orderings: all orderings '
+                    'failed"', MIG + "pkg/mig/config/config.go"),
+                 _x("error destroying GPU instance for profile '19': In use by another client",
+                    MIG + "pkg/mig/config/config.go"),
+                 _x("error destroying Compute instance for profile '(0, 0)': In use by another "
+                    "client", MIG + "pkg/mig/config/config.go"),
+                 _x("invalid MigConfig: cannot configure as a subset of any valid configuration",
+                    MIG + "pkg/types/mig_config_group.go"),
+                 _x("all counts for all MigProfiles are 0", MIG + "pkg/types/mig_config.go"))),
+    # mig-parted run where the GPU or driver cannot do MIG
+    _s("mig-parted-no-mig", "nvidia module not loaded|unsupported for performing mig|"
+       "no mig-capable devices|non mig-capable gpu|waiting for gpu to boot",
+       r"\bnvidia module not loaded|nvml version unsupported for performing mig operations|"
+       r"no mig-capable devices found on the system|unable to assert mig mode enabled on non "
+       r"mig-capable gpu|error waiting for gpu to boot",
+       {"mig-failed": 2.5, "nvml-init": 0.5}, (LOG,), True,
+       examples=(_x('FATA[0000] Error checking if nvidia module loaded: nvidia module not loaded',
+                    MIG + "cmd/nvidia-mig-parted/util/mig.go"),
+                 _x("NVML version unsupported for performing MIG operations",
+                    MIG + "cmd/nvidia-mig-parted/util/mig.go"),
+                 _x("failed to setup MIG config: failed to generate MIG config: no MIG-capable "
+                    "devices found on the system", MIG + "pkg/mig/discovery/discovery.go"),
+                 _x("unable to assert MIG mode enabled on non MIG-capable GPU",
+                    MIG + "cmd/nvidia-mig-parted/assert/mode.go"),
+                 _x("error waiting for GPU to boot: timeout after 30 seconds",
+                    MIG + "pkg/mig/mode/pci.go"))),
+    # after a layout change the manager brings the GPU clients back; they do not come
+    _s("mig-manager-restart-clients", "gpu clients|failed to run nvidia-smi|"
+       "no config available and generation failed",
+       r"failed to restart (?:host|kubernetes) gpu clients|unable to restart gpu clients on "
+       r"host|^\W*failed to run nvidia-smi\W*$|no config available and generation failed",
+       {"mig-failed": 2.5}, (LOG,),
+       examples=(_x("failed to restart Kubernetes GPU clients: timed out waiting for the "
+                    "condition", MIG + "pkg/mig/reconfigure/reconfigure.go"),
+                 _x("Unable to restart GPU clients on host by restarting their systemd services",
+                    MIG + "deployments/container/reconfigure-mig.sh"),
+                 _x("Failed to run nvidia-smi", MIG + "deployments/container/reconfigure-mig.sh"),
+                 _x("Error: No config available and generation failed",
+                    MIG + "deployments/systemd/service.sh"))),
+    # ---- dcgm-exporter -----------------------------------------------------------------------
+    # embedded DCGM without libdcgm in the image (or on the host it expects it from)
+    _s("dcgm-lib-not-found", "library was not found. install data center gpu manager",
+       r"libdcgm\S* library was not found\. install data center gpu manager",
+       {"dcgm-connect": 3.0}, (LOG,), True,
+       examples=(_x('level=ERROR msg="the libdcgm.so.4 library was not found. Install Data Center '
+                    'GPU Manager (DCGM)."', DCGM + "internal/pkg/prerequisites/variables.go"),)),
+    _s("dcgm-lib-arch", "library architecture mismatch with the system",
+       r"libdcgm\S* library architecture mismatch with the system",
+       {"unsupported-stack": 2.5, "dcgm-connect": 1.0}, (LOG,), True,
+       examples=(_x("the libdcgm.so.4 library architecture mismatch with the system; wanted: "
+                    "x86_64, received: aarch64", DCGM + "internal/pkg/prerequisites/"
+                    "dcgmlib_rule.go"),)),
+    # profiling (DCP) metrics asked for without CAP_SYS_ADMIN: they are never exported
+    _s("dcgm-profiling-privileges", "sufficient privileges to expose profiling metrics",
+       r"doesn't have sufficient privileges to expose profiling metrics",
+       {"dcgm-profiling": 2.0}, (LOG,),
+       examples=(_x('level=WARN msg="dcgm-exporter doesn\'t have sufficient privileges to expose '
+                    'profiling metrics. To get profiling metrics with dcgm-exporter, use '
+                    '--cap-add SYS_ADMIN"', DCGM + "internal/pkg/capabilities/capabilities.go"),
+                 _x("Warning #2: dcgm-exporter doesn't have sufficient privileges to expose "
+                    "profiling metrics. To get profiling metrics with dcgm-exporter, use "
+                    "--cap-add SYS_ADMIN", "NVIDIA/dcgm-exporter@3.3.5-3.4.1:docker/"
+                    "dcgm-exporter-entrypoint.sh"))),
+    # ---- Fabric Manager -------------------------------------------------------------------------
+    # its config names a file or path it cannot use: it exits and the NVSwitch fabric stays down
+    _s("fm-config-invalid", "fabric manager config file item",
+       r"fabric manager config file item: \S+ has an invalid value",
+       {"fm-missing": 3.0}, (JOURNAL, LOG), True,
+       examples=(_x("fabric manager config file item: FABRIC_NODE_CONFIG_FILE has an invalid "
+                    "value", "https://github.com/siderolabs/extensions/issues/511"),)),
+)
