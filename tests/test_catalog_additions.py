@@ -13,6 +13,8 @@ from gpuxray.diagnose.runtime import walk_runtime
 from gpuxray.diagnose.triage import triage
 from gpuxray.model.diagnosis import Diagnosis
 from gpuxray.model.finding import Finding, Severity, Status
+from gpuxray.model.incident import finding_ids
+from gpuxray.render.json import finding_entries
 from gpuxray.scenarios.builder import ClusterBuilder
 from gpuxray.scenarios.operator import add_cdi_spec
 from operator_fixtures import GPU_NODES, cluster, codes_subjects, failing, snapshot
@@ -344,8 +346,36 @@ def test_gx305_unknown_without_host_files(tmp_path: Path) -> None:
     # create is its evidence
     assert [(f.code, f.status, f.subject.name) for f in fs] == [
         ("GX305", Status.UNKNOWN, "cluster")]
-    assert fs[0].params["nodes"] == ["gpu-0", "gpu-1"]
+    # the input missing is nodes/ itself: named once, for both GPU nodes, which it counts
+    assert (fs[0].params["missing"], fs[0].params["node_count"]) == ("nodes/", 2)
+    assert "nodes" not in fs[0].params
     assert any("stuck" in e.detail for e in fs[0].evidence)
+
+
+def test_gx305_unknown_lists_the_nodes_lacking_cdi_dirs(tmp_path: Path) -> None:
+    b = cluster()
+    b.node("gpu-2", gpus=8)
+    with_host_files(b, ["gpu-0"])  # nodes/ is there, gpu-1's and gpu-2's CDI dirs are not
+    fs = run_all(snapshot(b, tmp_path), ["GX305"])
+    gap = [f for f in fs if f.status == Status.UNKNOWN]
+    assert [(f.subject.kind, f.params["nodes"], f.params["node_count"]) for f in gap] == [
+        ("Cluster", ["gpu-1", "gpu-2"], 2)]
+
+
+def test_gx305_unknown_without_host_files_does_not_grow_with_the_nodes(tmp_path: Path) -> None:
+    entries = []
+    for extra in (0, 60):
+        b = cluster()
+        for i in range(extra):
+            b.node(f"gpu-x{i}", gpus=8)
+        _stuck_pod(b, "gpu-1")
+        fs = run_all(snapshot(b, tmp_path / str(extra)), ["GX305"])
+        assert [f.params["node_count"] for f in fs] == [2 + extra]
+        entries.append(finding_entries(fs, finding_ids(fs)))
+    # the same entry on 2 GPU nodes and on 62, but for the count
+    for e in entries:
+        e[0]["params"].pop("node_count")
+    assert entries[0] == entries[1]
 
 
 # ----- GX509 broadened ---------------------------------------------------------------------

@@ -51,3 +51,19 @@ def test_exhausted_lists_a_bounded_sample_of_holders(tmp_path: Path) -> None:
     for f in gx204:
         p = f["params"]
         assert len(p["holders"]) == min(GATE1_MAX, p["holders_total"])
+
+
+def test_fleet_report_entries_do_not_grow_with_the_fleet(tmp_path: Path) -> None:
+    small, _s = _report(generate(tmp_path / "s", 100, 20, shape="fleet"))
+    large, _l = _report(generate(tmp_path / "l", 300, 20, shape="fleet"))
+    # three times the nodes, no host files: each entry, its subject lists aside, stays the
+    # same (GX305's unknown counts the GPU nodes it is about instead of listing them)
+    def body(doc: dict[str, object]) -> dict[str, int]:
+        drop = ("id", "ids", "subject", "subjects", "subject_params")
+        return {f"{f['code']}/{f['status']}": len(json.dumps({k: v for k, v in f.items()
+                                                             if k not in drop}))
+                for f in doc["findings"]}  # type: ignore[attr-defined]
+    b_small, b_large = body(small), body(large)
+    assert b_small.keys() == b_large.keys()
+    assert "GX305/unknown" in b_small
+    assert {k: n for k, n in b_large.items() if n > b_small[k] + 4} == {}

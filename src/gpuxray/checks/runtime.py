@@ -509,20 +509,33 @@ def cdi_unresolvable(snap: Snapshot) -> Iterator[Finding]:
                           + (" (a host nvidia.com/gpu spec does not resolve those names)"
                              if host_only else ""))
     if gaps:
-        names = [n for n, _w, _s in gaps]
-        stuck_ev = [Evidence(snap.source(Input.PODS), f"{p.metadata.namespace}/"
-                             f"{p.metadata.name} waits for container create")
-                    for _n, _w, ps in gaps for p in ps][:4]
-        subject = Subject("Node", names[0]) if len(names) == 1 else CLUSTER
-        path = (f"nodes/{names[0]}/files/etc/cdi, var/run/cdi" if len(names) == 1
-                else "nodes/*/files/etc/cdi, var/run/cdi")
-        st = snap.state(Input.HOSTS)
-        if not snap.has(Input.HOSTS):  # no host files at all: name that input, as others do
-            path = st.source
-        f = unknown("GX305", subject, path, st.reason or "not collected",
-                    evidence=[*stuck_ev, *(Evidence(f"nodes/{n}/files/var/run/cdi", w)
-                                           for n, w, _s in gaps[:10])])
-        yield replace(f, params={**f.params, "nodes": names})
+        yield _cdi_gaps(snap, gaps)
+
+
+def _cdi_gaps(snap: Snapshot, gaps: list[tuple[str, str, list[Pod]]]) -> Finding:
+    """One unknown for every CDI-on GPU node whose CDI dirs were not read (docs/json.md,
+    "Unknowns about many nodes"). Without any host files the missing input is ``nodes/`` itself,
+    and the unknown says so once, as every node-file check does: it holds for every node and
+    counts them (``node_count``) instead of listing the cluster's GPU nodes — a list that grew
+    with the fleet (4,000 names, 80 KB of one finding) and said nothing the count does not.
+    With host files there, the nodes lacking their CDI dirs are what to go and collect: listed,
+    once, in ``nodes``. Pods stuck at create are the evidence either way."""
+    names = [n for n, _w, _s in gaps]
+    stuck_ev = [Evidence(snap.source(Input.PODS), f"{p.metadata.namespace}/"
+                         f"{p.metadata.name} waits for container create")
+                for _n, _w, ps in gaps for p in ps][:4]
+    subject = Subject("Node", names[0]) if len(names) == 1 else CLUSTER
+    st = snap.state(Input.HOSTS)
+    if not snap.has(Input.HOSTS):  # no host files at all: name that input, as others do
+        f = unknown("GX305", subject, st.source, st.reason or "not collected",
+                    evidence=[*stuck_ev, Evidence(st.source, st.reason or "not collected")])
+        return replace(f, params={**f.params, "node_count": len(names)})
+    path = (f"nodes/{names[0]}/files/etc/cdi, var/run/cdi" if len(names) == 1
+            else "nodes/*/files/etc/cdi, var/run/cdi")
+    f = unknown("GX305", subject, path, st.reason or "not collected",
+                evidence=[*stuck_ev, *(Evidence(f"nodes/{n}/files/var/run/cdi", w)
+                                       for n, w, _s in gaps[:10])])
+    return replace(f, params={**f.params, "nodes": names, "node_count": len(names)})
 
 
 # ----- GX307 -----------------------------------------------------------------------------
