@@ -113,3 +113,51 @@ def test_pieces_give_up_to_the_exact_split(tmp_path: Path,
     f.write_text(text[: len(text) // 2])
     with pytest.raises(InputError, match=r"pods\.json: malformed JSON"):
         decode.decode_file(f, k8s.Pod, "pods.json")
+
+
+@pytest.mark.parametrize("indent", [None, 4])
+@pytest.mark.parametrize("layout", ["plain", "tricky", "mixed-openings"])
+def test_wanted_pods_are_decoded_from_their_own_text(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, indent: int | None,
+        layout: str) -> None:
+    """``check``'s lean decode replaces the wanted pods of a piece by their whole decode, cut
+    from the piece where each item opens: the same objects as a whole decode, in place; where
+    a nested object opens like an item (a pod owned by its Node) or an item opens otherwise,
+    the cut is refused and the piece split into raw items instead."""
+    # every piece holds wanted pods, few enough that none is decoded whole at once
+    items = pods(900, tricky=layout == "tricky")
+    if layout == "mixed-openings":
+        for p in items[::50]:
+            del p["apiVersion"]  # this item opens with "kind", not the List's first opening
+    for i, p in enumerate(items):
+        p["status"] = {"phase": "Pending" if i % 7 == 0 else "Running"}
+    f = tmp_path / "pods.json"
+    f.write_text(json.dumps({"apiVersion": "v1", "items": items, "kind": "List"},
+                            indent=indent))
+    full = decode.decode_objects(f.read_bytes(), k8s.Pod, "pods.json")
+    monkeypatch.setattr(decode, "STREAM_THRESHOLD", 1)
+    monkeypatch.setattr(decode, "_CHUNK_BYTES", 20_000)
+    monkeypatch.setattr(decode, "_STEP_BYTES", 2_000)
+    monkeypatch.setattr(decode, "_MAX_MISCUTS", 10_000)
+    cuts: list[bool] = []
+    by_opening = decode._Wanted.by_opening
+
+    def spy(self: decode._Wanted, *a: object) -> object:
+        got = by_opening(self, *a)  # type: ignore[arg-type]
+        cuts.append(got is not None)
+        return got
+
+    monkeypatch.setattr(decode._Wanted, "by_opening", spy)
+    got = decode.decode_file(f, k8s.PodLean, "pods.json", decode.Whole(
+        k8s.Pod, (), lambda _p: False, want=lambda p: p.status.phase == "Pending"))
+    assert len(got) == len(full) == 900
+    for g, w in zip(got, full, strict=True):
+        if w.status.phase == "Pending":
+            assert type(g) is k8s.Pod and g == w
+        else:
+            assert type(g) is k8s.PodLean and g.metadata.name == w.metadata.name
+    assert len(cuts) > 5
+    if layout == "plain" or (layout == "tricky" and indent):
+        assert all(cuts)  # kubectl's indentation tells a nested object from an item
+    else:
+        assert not any(cuts)

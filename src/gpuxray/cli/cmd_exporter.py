@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from gpuxray.checks.engine import run_all
-from gpuxray.cli import reports
+from gpuxray.cli import common, reports
 from gpuxray.cli.common import SourceOpts, open_snapshot, source_from_kwargs, source_options
 from gpuxray.cli.usage_opts import usage_from_kwargs, usage_options, with_usage
 from gpuxray.diagnose.incidents import build_incidents
@@ -63,6 +63,9 @@ def command(port: int, address: str, interval: int, once: bool, **kw: Any) -> in
                                         time.monotonic() - t0, True, 0, "", source,
                                         incidents=tuple(build_incidents(findings)))), nl=False)
         return 0
+    # runs analysis after analysis: each snapshot is freed after its run, not kept for an exit
+    # that is hours away (``common.KEEP_SNAPSHOTS``)
+    common.KEEP_SNAPSHOTS = None
     exporter = Exporter(analyse, float(interval),
                         on_error=lambda msg: click.echo(f"gpuxray exporter: run failed: {msg}",
                                                         err=True))

@@ -147,7 +147,13 @@ def _gc_paused() -> Iterator[None]:
     try:
         yield
     finally:
-        gc.unfreeze()
+        if KEEP_SNAPSHOTS is not None:
+            # the process ends next (``os._exit``): what the command built stays frozen too.
+            # Unfrozen, the first allocation after ``enable`` ran a collection over every
+            # table and finding made since the freeze — ~0.14 s on 100k pods, for nothing.
+            gc.freeze()
+        else:
+            gc.unfreeze()
         if was_enabled:
             gc.enable()
 

@@ -187,7 +187,8 @@ def _decode_pieces(fh: io.BufferedIOBase, size: int, typ: type[T],
     between = re.compile(rb"\}\s*,\s*" + re.escape(opening.group() if opening else b"{"))
     dec = msgspec.json.Decoder(list[typ])  # type: ignore[valid-type]
     whole_dec = msgspec.json.Decoder(list[whole.typ]) if whole else None  # type: ignore[name-defined]
-    wanted = _Wanted(whole) if whole is not None and whole.want is not None else None
+    wanted = (_Wanted(whole, opening.group() if opening else b"")
+              if whole is not None and whole.want is not None else None)
 
     # buf[:n] holds the file from offset ``base``; buf[0] is a spare byte that becomes the
     # piece's "[". One buffer, reused: fresh pages for every piece cost more than the decode.
@@ -283,13 +284,19 @@ _SETTLE_ITEMS = 4000
 
 class _Wanted:
     """Replaces the objects of each piece that ``whole.want`` asks for by their whole decode:
-    each from its own text (the piece split into raw items), or the piece decoded whole when
-    much of it is wanted; every piece whole once most objects were."""
+    each from its own text, or the piece decoded whole when much of it is wanted; every piece
+    whole once most objects were.
 
-    def __init__(self, whole: Whole) -> None:
+    An object's own text is found where the items open (:meth:`by_opening`), else by splitting
+    the piece into raw items — a second parse of the whole piece, which cost more than the
+    whole decodes where a few percent of the pods are wanted in every piece (a pending storm:
+    4,900 pending and 8,000 completed pods spread over 100k)."""
+
+    def __init__(self, whole: Whole, opening: bytes = b"") -> None:
         assert whole.want is not None
         self.want = whole.want
         self.shared = whole.shared
+        self.opening = opening
         self.whole_dec = msgspec.json.Decoder(list[whole.typ])  # type: ignore[name-defined]
         self.item_dec = msgspec.json.Decoder(whole.typ)
         self.raw_dec = msgspec.json.Decoder(list[msgspec.Raw])
@@ -321,15 +328,68 @@ class _Wanted:
         if len(idx) > _WHOLE_PIECE_SHARE * len(got):
             got[:] = self.whole_piece(view)
             return
-        raws = self.raw_dec.decode(view)
-        try:
-            wholes = [self.item_dec.decode(raws[i]) for i in idx]
-        finally:
-            del raws  # raw items hold the piece's buffer, which is released after this
+        wholes = self.by_opening(got, idx, view)
+        if wholes is None:
+            raws = self.raw_dec.decode(view)
+            try:
+                wholes = [self.item_dec.decode(raws[i]) for i in idx]
+            finally:
+                del raws  # raw items hold the piece's buffer, which is released after this
         if self.shared is not None:
             self.shared(wholes)
         for i, obj in zip(idx, wholes, strict=True):
             got[i] = obj
+
+    def by_opening(self, got: list[Any], idx: list[int], view: memoryview) -> list[Any] | None:
+        """The wanted objects decoded from their own text, cut where each item opens: the
+        piece (``[`` item ``,`` … ``]``) holds the List's opening bytes (``{"apiVersion":
+        "v1"``, kubectl's indentation included) exactly once per item, the first at its
+        start. Trusted only when it holds them as many times as the piece has objects, and
+        when each text decoded is one whole object with the namespace and name of the object
+        at its position; a nested object opening like an item (a pod owned by its Node) or an
+        item opening otherwise fails one of those, and None sends the piece to the raw
+        split."""
+        opening, n = self.opening, len(got)
+        if not opening:
+            return None
+        buf = view.obj
+        if not isinstance(buf, bytearray):
+            return None
+        end = len(view) - 1  # the "]" closing the piece
+        find, step = buf.find, len(opening)
+        starts: list[int] = []
+        at = find(opening, 1, end)
+        while at >= 0:
+            starts.append(at)
+            if len(starts) > n:
+                return None
+            at = find(opening, at + step, end)
+        if len(starts) != n or starts[0] != 1:
+            return None
+        starts.append(end)
+        dec, out = self.item_dec, []
+        try:
+            for i in idx:
+                stop = starts[i + 1]
+                while buf[stop - 1] in _BETWEEN_ITEMS:
+                    stop -= 1
+                with view[starts[i]:stop] as text:
+                    obj = dec.decode(text)
+                if _identity(obj) != _identity(got[i]):
+                    return None
+                out.append(obj)
+        except (msgspec.DecodeError, msgspec.ValidationError, AttributeError):
+            return None
+        return out
+
+
+#: what separates two items of a JSON array: whitespace and one comma (an item ends in "}")
+_BETWEEN_ITEMS = frozenset(b" \t\r\n,")
+
+
+def _identity(obj: Any) -> tuple[str | None, str]:
+    meta = obj.metadata
+    return meta.namespace, meta.name
 
 
 def _items_end(tail: bytes, offset: int) -> int | None:
