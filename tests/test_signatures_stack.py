@@ -42,7 +42,8 @@ def test_each_example_ranks_to_its_cause(sig: Signature) -> None:
 @pytest.mark.parametrize("sig", STACK_SIGNATURES, ids=lambda s: s.id)
 def test_examples_cite_a_stack_component_or_ticket(sig: Signature) -> None:
     for ex in sig.examples:
-        assert ex.source.startswith(("NVIDIA/", "torvalds/linux@", "https://github.com/")), \
+        assert ex.source.startswith(("NVIDIA/", "torvalds/linux@", "bminor/glibc@",
+                                     "https://github.com/")), \
             ex.source
 
 
@@ -79,6 +80,16 @@ _LOOK_ALIKES = (
     # libdcgm missing in the exporter (no DCGM at all) vs profiling not available to it
     ('level=ERROR msg="the libdcgm.so.4 library was not found. Install Data Center GPU Manager '
      '(DCGM)."', "GX406"),
+    # the kubelet not reachable (nothing advertised) vs a kubelet without the plugin's API
+    ("Could not register device plugin: rpc error: code = Unavailable desc = connection error",
+     "GX202"),
+    ("Could not register device plugin: rpc error: code = Unimplemented desc = unknown service "
+     "v1beta1.Registration", "GX409"),
+    # no NVML in the container (runtime) vs an NVML too old for the binary (driver branch)
+    ("E1129 10:02:10.000000 1 factory.go:99] Failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND.",
+     "GX514"),
+    ("nvidia-device-plugin: symbol lookup error: nvidia-device-plugin: undefined symbol: "
+     "nvmlDeviceGetPciInfo_v3", "GX409"),
     # Fabric Manager's bad config vs its version not matching the driver: both GX405
     ("fabric manager config file item: DATABASE_PATH has an invalid value", "GX405"),
 )

@@ -49,6 +49,9 @@ DCGM = "NVIDIA/dcgm-exporter@4.5.3-4.8.2:"
 OGKM = "NVIDIA/open-gpu-kernel-modules@595.45.04:"
 OGKM515 = "NVIDIA/open-gpu-kernel-modules@515.43.04:"
 INST = "NVIDIA/nvidia-installer@590.48.01:"
+DCGMLIB = "NVIDIA/DCGM@v4.6.0:dcgmlib/src/dcgm_errors.c"
+GODCGM = "NVIDIA/go-dcgm@v1.4611.0:pkg/dcgm/admin.go"
+GLIBC = "bminor/glibc@glibc-2.35:elf/dl-lookup.c"
 LINUX = "torvalds/linux@v6.8:"
 
 STACK_SIGNATURES: tuple[Signature, ...] = (
@@ -301,6 +304,13 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
        {"driver-in-use": 3.0}, (DMESG, LOG), True,
        examples=(_x("NVRM: Attempting to remove device 0000:3b:00.0 with non-zero usage count!",
                     OGKM + "kernel-open/nvidia/nv-pci.c"),)),
+    # the probe reading all-ones from the GPU's registers: it does not answer on PCIe at all
+    # (the message wraps over three NVRM lines; the last one is the fixed one)
+    _s("nvrm-probe-off-bus", "fallen off the bus and is not responding",
+       r"^\W*(?:nvrm:\s*)?fallen off the bus and is not responding to commands",
+       {"gpu-init": 2.5, "xid": 1.5}, (DMESG, LOG), True,
+       examples=(_x("NVRM: fallen off the bus and is not responding to commands.",
+                    OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c"),)),
     # ---- k8s-device-plugin and GFD -------------------------------------------------------------
     # a MIG-enabled GPU without MIG devices (the layout was never applied, or was cleared)
     _s("plugin-mig-no-devices", "has no mig devices configured|has an invalid mig configuration",
@@ -322,14 +332,14 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
     # are malformed
     _s("plugin-config-resources", "does not match any resource patterns|devices to be replicated|"
        "no matching device|devices set as|resource name|field set|no replicas specified|"
-       "unknown mig strategy",
+       "unknown mig strategy|unknown strategy",
        r"(?:gpu name|mig profile) '[^']*' does not match any resource patterns|"
        r"requested \d+ devices to be replicated, but only \d+ devices available|"
        r"no matching device (?:with uuid|at index): |"
        r"devices set as '[^']*' but (?:the only valid string input is 'all'|a count of devices)|"
        r"incorrect format for resource name '|fully-qualified resource name must be \d+ "
        r"characters|resources must have a '(?:pattern|name)' field set|"
-       r"\bno replicas specified|unknown mig strategy: ",
+       r"\bno replicas specified|unknown (?:mig )?strategy: ",
        {"plugin-config-invalid": 3.5}, (LOG,), True,
        examples=(_x("error building device map from config.resources: error building GPU device "
                     "map: GPU name 'NVIDIA H100 80GB HBM3' does not match any resource patterns",
@@ -349,7 +359,9 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                  _x("unable to parse config file: no replicas specified",
                     DP + "api/config/v1/replicas.go"),
                  _x("unable to validate flags: unknown MIG strategy: mix",
-                    DP + "cmd/nvidia-device-plugin/main.go"))),
+                    DP + "cmd/nvidia-device-plugin/main.go"),
+                 _x("error creating plugin manager: unknown strategy: mix",
+                    DP13 + "cmd/nvidia-device-plugin/plugin-manager.go"))),
     # MPS sharing asked for with what it cannot run with
     _s("plugin-mps-invalid", "not supported with mps|requires --mps-root|mps sharing is not "
        "supported|maximum allowed replicas exceeded|invalid mps configuration",
@@ -394,6 +406,22 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("error getting list of preferred allocation devices: unable to retrieve list "
                     "of available devices: error creating nvml.Device 0: nvml: Unknown Error",
                     DP14 + "vendor/github.com/NVIDIA/go-gpuallocator/gpuallocator/device.go"),)),
+    # a kubelet that does not serve the plugin's registration API version (a plugin release
+    # newer than the kubelet supports); plugin-register-failed votes the GX202 symptom
+    _s("plugin-kubelet-api-unknown", "unknown service v1",
+       r"could not register device plugin: .*unknown service v1\w*\.registration",
+       {"unsupported-stack": 4.5}, (LOG,), True,
+       examples=(_x("Could not register device plugin: rpc error: code = Unimplemented desc = "
+                    "unknown service v1beta1.Registration", DP + "internal/plugin/server.go"),)),
+    # a binary built against a newer NVML than the node's driver ships (the driver branch is
+    # older than the component supports); the dynamic loader stops it at the first call
+    _s("nvml-undefined-symbol", "undefined symbol: nvml",
+       r"symbol lookup error: .*undefined symbol: nvml\w+",
+       {"unsupported-stack": 3.5}, (LOG, STATUS), True,
+       examples=(_x("nvidia-device-plugin: symbol lookup error: nvidia-device-plugin: undefined "
+                    "symbol: nvmlDeviceGetPciInfo_v3", GLIBC),
+                 _x("dcgm-exporter: symbol lookup error: /usr/lib/x86_64-linux-gnu/libdcgm.so.4: "
+                    "undefined symbol: nvmlDeviceGetGpuFabricInfoV", GLIBC))),
     # ---- mig-parted / mig-manager --------------------------------------------------------------
     _s("mig-parted-instances", "migconfig|mig device specified|orderings failed|"
        "error destroying|subset of any valid configuration|all counts for all migprofiles",
@@ -459,6 +487,37 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("the libdcgm.so.4 library architecture mismatch with the system; wanted: "
                     "x86_64, received: aarch64", DCGM + "internal/pkg/prerequisites/"
                     "dcgmlib_rule.go"),)),
+    # go-dcgm starting or initialising the engine itself (embedded or started mode), and the
+    # DCGM library too old for the connection string it was given
+    _s("dcgm-engine-start", "nv-hostengine|error initializing dcgm|dcgm connection strings",
+       r"error (?:starting|finding|fork-execing) nv-hostengine|error initializing dcgm: |"
+       r"dcgm connection strings require dcgm [\d.]+ or newer",
+       {"dcgm-connect": 3.0}, (LOG,), True,
+       examples=(_x('level=fatal msg="error starting nv-hostengine: DCGM initialization error"',
+                    GODCGM),
+                 _x("error initializing DCGM: NVML error", GODCGM),
+                 _x("dcgmConnect_v3 is not available in libdcgm.so.4; DCGM connection strings "
+                    "require DCGM 4.5.0 or newer", GODCGM))),
+    # DCGM's own status strings, as the exporter (or dcgmi) wraps them; no NVML in DCGM's
+    # container is the driver libraries not injected into it (as for the plugin's NVML)
+    _s("dcgm-no-nvml", "nvml doesn't exist on this system",
+       r"because nvml doesn't exist on this system",
+       {"runtime-not-default": 2.5, "nvml-init": 1.5}, (LOG,), True,
+       examples=(_x('level=fatal msg="Error watching fields: Cannot perform the requested '
+                    'operation because NVML doesn\'t exist on this system."', DCGMLIB),)),
+    _s("dcgm-driver-too-old", "driver version is insufficient for this api",
+       r"the installed driver version is insufficient for this api",
+       {"unsupported-stack": 3.0}, (LOG,), True,
+       examples=(_x("Error watching fields: The installed driver version is insufficient for "
+                    "this API", DCGMLIB),)),
+    _s("dcgm-lib-missing", "dcgm library could not be found",
+       r"dcgm library could not be found", {"dcgm-connect": 3.0}, (LOG,), True,
+       examples=(_x('level=fatal msg="Error initializing DCGM: DCGM library could not be found"',
+                    DCGMLIB),)),
+    _s("dcgm-nvml-timeout", "nvml driver timeout error was detected",
+       r"an nvml driver timeout error was detected", {"xid": 2.0, "unhealthy": 1.0}, (LOG,),
+       examples=(_x("Cannot perform the requested operation because an NVML driver timeout "
+                    "error was detected.", DCGMLIB),)),
     # profiling (DCP) metrics asked for without CAP_SYS_ADMIN: they are never exported
     _s("dcgm-profiling-privileges", "sufficient privileges to expose profiling metrics",
        r"doesn't have sufficient privileges to expose profiling metrics",
