@@ -325,3 +325,36 @@ def test_a_capacity_block_with_gpus_gets_no_absent_resource_votes() -> None:
     r = triage([("paste", text)])
     assert r.causes[0].cause.code == "GX203"
     assert not any("arithmetic:no-gpu-resource" in c.signatures for c in r.causes)
+
+
+PLUGIN_BY_HAND = (
+    "NAME                                   READY     STATUS             RESTARTS   AGE\n"
+    "nvidia-device-plugin-daemonset-csjxw   0/1       CrashLoopBackOff   12         39m\n\n"
+    "{cmd} -it -v /var/lib/kubelet/device-plugins:/var/lib/kubelet/device-plugins "
+    "nvidia/k8s-device-plugin:1.8\n"
+    "2017/12/08 06:41:44 Loading NVML\n"
+    "2017/12/08 06:41:45 Starting to serve on /var/lib/kubelet/device-plugins/nvidia.sock\n"
+    "2017/12/08 06:41:45 Registered device plugin with Kubelet\n")
+
+
+def test_the_plugin_registering_only_under_the_nvidia_runtime_by_hand() -> None:
+    text = PLUGIN_BY_HAND.format(cmd="docker run --runtime=nvidia")
+    assert _codes(text)[0] == "GX514"
+    assert "reading:plugin-registers-under-nvidia-runtime" in _readings(text)
+
+
+def test_the_plugin_run_by_hand_without_the_nvidia_runtime_is_no_such_reading() -> None:
+    text = PLUGIN_BY_HAND.format(cmd="docker run --security-opt=no-new-privileges")
+    assert "reading:plugin-registers-under-nvidia-runtime" not in _readings(text)
+
+
+def test_a_registered_plugin_log_alone_points_past_the_plugin() -> None:
+    log = ("2022/08/11 06:57:10 Starting Plugins.\n2022/08/11 06:57:10 Retreiving plugins.\n"
+           "2022/08/11 06:57:10 Starting GRPC server for 'nvidia.com/gpu'\n"
+           "2022/08/11 06:57:10 Registered device plugin for 'nvidia.com/gpu' with Kubelet\n")
+    r = triage([("paste", log)])
+    assert [c.cause.code for c in r.causes][:2] == ["GX204", "GX205"]
+    assert not r.decided
+    # beside a line that names a cause, the ready log adds nothing
+    r = triage([("paste", log + "Failed to initialize NVML: Driver/library version mismatch\n")])
+    assert not any("component:device-plugin" in c.signatures for c in r.causes)

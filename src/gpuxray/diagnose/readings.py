@@ -321,6 +321,29 @@ def toolkit_default_in_rendered_file(docs: list[Any]) -> list[CauseScore]:
     return []
 
 
+# The plugin's README recipe for running it outside Kubernetes (NVIDIA/k8s-device-plugin@v0.6.0:
+# README.md, "Run locally": ``docker run ... -v /var/lib/kubelet/device-plugins:... nvidia/
+# k8s-device-plugin:<tag>``), run with ``--runtime=nvidia`` added, and its registration line
+# after it: the plugin works once the nvidia runtime starts it, so the DaemonSet's pods, which
+# get the default runtime, do not.
+_BY_HAND = re.compile(r"^[^\n]*\bdocker run\b[^\n]*--runtime[= ]nvidia\b[^\n]*"
+                      r"k8s-device-plugin[^\n]*$", re.M)
+_REGISTERED = re.compile(r"registered device plugin (?:for|with kubelet)")
+
+
+def plugin_works_by_hand(text: str) -> list[CauseScore]:
+    """GX514: the device plugin registers when started by hand under the nvidia runtime."""
+    low = text[:MAX_TEXT].lower()
+    if "k8s-device-plugin" not in low or "--runtime" not in low:
+        return []
+    for m in _BY_HAND.finditer(low):
+        if _REGISTERED.search(low, m.end(), m.end() + 4000):
+            return [_vote("runtime-not-default", 2.0, "plugin-registers-under-nvidia-runtime",
+                          "the device plugin registers when docker starts it with "
+                          "--runtime=nvidia")]
+    return []
+
+
 def readings(parts: list[tuple[str, Part]]) -> list[CauseScore]:
     """Every structural reading over the paste's YAML-like parts and containerd files."""
     docs: list[Any] = []

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuxray.checks.engine import run_all
-from gpuxray.diagnose.readings import readings, unattended_upgrades
+from gpuxray.diagnose.readings import plugin_works_by_hand, readings, unattended_upgrades
 from gpuxray.engines.capacity import is_gpu_node, node_rows
 from gpuxray.engines.plugin_config import validate
 from gpuxray.engines.signatures import (
@@ -673,9 +673,13 @@ def component_priors(text: str, ranked: list[CauseScore]) -> list[CauseScore]:
                 trouble = re.search(TROUBLE, low, re.M) is not None
             if not trouble:
                 continue
-        if comp.ready and re.search(comp.ready, low):
-            continue
-        for cid, w in comp.priors:
+        priors, why = comp.priors, "no line names the cause"
+        ready = re.search(comp.ready, low) if comp.ready else None
+        if ready is not None:
+            if not comp.ready_priors or ranked:  # only where nothing else names a cause
+                continue
+            priors, why = comp.ready_priors, f"its log shows it ready ({ready.group(0)!r})"
+        for cid, w in priors:
             if cid in have:
                 continue
             cs = out.setdefault(cid, CauseScore(CAUSE_BY_ID[cid]))
@@ -683,8 +687,7 @@ def component_priors(text: str, ranked: list[CauseScore]) -> list[CauseScore]:
                 cs.score = w
             cs.signatures.append(f"component:{comp.id}")
             if len(cs.matched) < 2:
-                cs.matched.append(f"text from {comp.id} ({m.group(0)!r}); no line names the "
-                                  "cause")
+                cs.matched.append(f"text from {comp.id} ({m.group(0)!r}); {why}")
     return list(out.values())
 
 
@@ -755,7 +758,8 @@ def triage(texts: Iterable[tuple[str, str]],
     stage = [cs for _n, text in zip(names, (t.text for t in inputs), strict=True)
              for cs in driver_log_stage(text) + operand_events(text) + clusterpolicy_states(text)
              + toolkit_default_path_on_own_containerd(text)
-             + wrapper_fallback_operand(text, matches) + unattended_upgrades(text)]
+             + wrapper_fallback_operand(text, matches) + unattended_upgrades(text)
+             + plugin_works_by_hand(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
                     + nodes_without_gpu_resource(evidence.snapshot)

@@ -2541,7 +2541,9 @@ def lead_code(cause_id: str) -> str:
 # reaches its ``ready`` line stopped somewhere. ``names`` are its pod, container and binary
 # names: they show the component was involved, and count only where the paste also shows
 # trouble (``TROUBLE``). The priors are small: any matched line outweighs them, they never
-# decide, and a component whose log shows it ready gives none.
+# decide, and a component whose log shows it ready gives none. A ready log still narrows the
+# cause to what comes after the component in seed §2's path (``ready_priors``): a device plugin
+# that registered advertises its GPUs, so a GPU that does not come is the allocation.
 @dataclass(frozen=True, slots=True)
 class Component:
     id: str
@@ -2550,6 +2552,7 @@ class Component:
     ready: str
     priors: tuple[tuple[str, float], ...]
     source: str
+    ready_priors: tuple[tuple[str, float], ...] = ()
 
 
 COMPONENTS: tuple[Component, ...] = (
@@ -2589,7 +2592,9 @@ COMPONENTS: tuple[Component, ...] = (
               CTK + "internal/runtime/runtime_factory.go; NVIDIA/libnvidia-container@6dcb29b1:"
               "src/cli/main.c"),
     Component("device-plugin",
-              r"starting fs watcher|retrieving plugins|starting os watcher|loading nvml",
+              # "Retreiving plugins." is how v0.12 spells it (pasted in
+              # https://github.com/NVIDIA/k8s-device-plugin/issues/328)
+              r"starting fs watcher|retr(?:ie|ei)ving plugins|starting os watcher|loading nvml",
               r"nvidia-device-plugin|k8s-device-plugin",
               r"registered device plugin (?:for|with kubelet)",
               (("runtime-not-default", 0.4), ("not-advertised", 0.35),
@@ -2597,7 +2602,12 @@ COMPONENTS: tuple[Component, ...] = (
               DP + "cmd/nvidia-device-plugin/main.go (\"Starting FS watcher for %v\", "
               "\"Retrieving plugins.\"); internal/plugin/server.go (\"Registered device plugin "
               "for '%s' with Kubelet\"); NVIDIA/k8s-device-plugin@v0.9.0:main.go "
-              "(\"Loading NVML\")"),
+              "(\"Loading NVML\")",
+              # registered: kubelet has the devices; left are gate 1's allocation arithmetic
+              # (kubernetes/kubernetes@v1.34.0:pkg/scheduler/framework/plugins/noderesources/
+              # fit.go) and a config the running plugin never re-read
+              (("exhausted", 0.3), ("request-too-large", 0.25),
+               ("plugin-config-not-applied", 0.2))),
     Component("feature-discovery", "", r"gpu-feature-discovery|\bgfd\b",
               r"writing labels to output file",
               (("gfd-labels", 0.4), ("mig-monitor", 0.3), ("plugin-config-invalid", 0.25)),
