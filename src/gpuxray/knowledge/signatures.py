@@ -44,6 +44,7 @@ from gpuxray.knowledge.signature_types import (
     Example,
     Signature,
 )
+from gpuxray.knowledge.signatures_runtime import RUNTIME_SIGNATURES
 from gpuxray.knowledge.signatures_stack import STACK_SIGNATURES
 
 # the types are re-exported: every reader of the catalog imports them from here
@@ -705,23 +706,34 @@ SIGNATURES: tuple[Signature, ...] = (
                     "volume-mount", DP + "cmd/nvidia-device-plugin/main.go"))),
     # ---- gate 2 runtime (facts.md §2.3, §5.5) ---------------------------------------------------
     _s("no-runtime-handler", "no runtime for",
-       r"no runtime for \"?[\w.-]+\"? is configured",
+       r"no runtime for \\?\"?[\w.-]+\\?\"? is configured",
        {"handler-missing": 4.0, "dropin-overwrote": 1.0, "runtime-config-not-read": 1.0},
        (EVENT, DESCRIBE), True,
        examples=(_x('Failed to create pod sandbox: rpc error: code = Unknown desc = failed to '
                     'get sandbox runtime: no runtime for "nvidia" is configured',
                     CD + "internal/cri/config/config.go"),
                  _x('failed to get sandbox runtime: no runtime for "nvidia" is configured',
-                    "containerd/containerd@v1.7.0:pkg/cri/sbserver/sandbox_run.go"))),
+                    "containerd/containerd@v1.7.0:pkg/cri/sbserver/sandbox_run.go"),
+                 # the daemon's own log line, the error a quoted field (journald, logrus)
+                 _x('level=error msg="RunPodSandbox for &PodSandboxMetadata{Name:gpu-pod,'
+                    'Namespace:default,Attempt:0,} failed, error" error="failed to get sandbox '
+                    'runtime: no runtime for \\"nvidia\\" is configured"',
+                    "containerd/containerd@v1.7.0:pkg/cri/instrument/instrumented_service.go"))),
     _s("cri-handler-unknown", "runtimehandler|runtime handler",
-       r"runtimehandler \"?[\w.-]+\"? not supported|failed to find runtime handler \"?[\w.-]+",
+       r"runtimehandler \\?\"?[\w.-]+\\?\"? not supported|"
+       r"failed to find runtime handler \\?\"?[\w.-]+",
        {"handler-missing": 3.5}, (EVENT, DESCRIBE), True,
        examples=(_x("Failed to create pod sandbox: rpc error: code = Unknown desc = failed to "
                     "find runtime handler nvidia from runtime list map[crun:0xc00047e300 "
                     "runc:0xc00047ef00]", GH + "NVIDIA/NVSentinel/issues/442"),
                  _x('Failed create pod sandbox: rpc error: code = Unknown desc = RuntimeHandler '
                     '"nvidia" not supported',
-                    "kubernetes/kubernetes@v1.21.0:pkg/kubelet/dockershim/docker_sandbox.go"))),
+                    "kubernetes/kubernetes@v1.21.0:pkg/kubelet/dockershim/docker_sandbox.go"),
+                 _x('level=error msg="CreateContainer within sandbox \\"4f1c\\" for '
+                    '&ContainerMetadata{Name:cuda,Attempt:0,} failed" error="failed to find '
+                    'runtime handler \\"nvidia\\""',
+                    "containerd/containerd@v2.1.4:internal/cri/instrument/"
+                    "instrumented_service.go"))),
     _s("cdi-unresolvable", "cdi device",
        r"unresolvable cdi devices?|failed to inject cdi devices|cdi device injection failed",
        {"cdi-unresolvable": 4.0}, (EVENT, STATUS, DESCRIBE), True,
@@ -2400,6 +2412,7 @@ CAUSE_BY_ID.update({c.id: c for c in DRA_CAUSES})
 CHECK_CAUSE.setdefault("GX415", "dra-driver-down")
 SIGNATURES = SIGNATURES + DRA_SIGNATURES
 SIGNATURES = SIGNATURES + STACK_SIGNATURES
+SIGNATURES = SIGNATURES + RUNTIME_SIGNATURES
 DISTINGUISH[frozenset({"dra-exhausted", "dra-selector"})] = (
     "`gpuxray why <pod>` over a bundle with `cluster/resourceslices.json` and "
     "`cluster/resourceclaims.json`: which request matches no device (GX212) or only taken ones "

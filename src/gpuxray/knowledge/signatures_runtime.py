@@ -1,0 +1,359 @@
+"""Signatures of the runtime side: what the container runtime stack prints when a GPU container
+cannot be created (seed §1's failure table, rows toolkit/runtime; seed §8).
+
+Why a module of its own: each family here was read from one component's source at the cited
+tag, so the catalog can be audited component by component. The components, in the order a
+container create passes them:
+
+* kubelet's device manager admitting the pod (``pkg/kubelet/cm/devicemanager``) and its gRPC
+  client of the device plugin;
+* the CRI runtime resolving the pod's handler: containerd's CRI plugin and runtime manager,
+  CRI-O's runtime config;
+* the OCI runtime running the hooks: runc's hook wrapper (its wording changed in 1.1 and 1.2),
+  crun's;
+* NVIDIA's runtime, its legacy hook and its CDI hook (``nvidia-container-runtime``,
+  ``nvidia-container-runtime-hook``, ``nvidia-cdi-hook`` / ``nvidia-ctk hook``), the CDI
+  library the runtimes share, and ``nvidia-ctk runtime configure`` / ``cdi generate``;
+* libnvidia-container's ``nvidia-container-cli``, whose ``<stage> error: <detail>`` lines the
+  legacy hook passes on (``src/cli/configure.c`` names the stages).
+
+Each pattern is keyed on the message's fixed words, format verbs as wildcards, and allows the
+escaped quotes (``\\"``) that journald and logrus add when the line is a field of another log
+line. Votes follow what the code around the message means; a signature is deciding only where
+no other cause prints that line.
+"""
+
+from __future__ import annotations
+
+from gpuxray.knowledge.signature_types import (
+    DESCRIBE,
+    EVENT,
+    JOURNAL,
+    LOG,
+    STATUS,
+    Example,
+    Signature,
+)
+
+CTK = "NVIDIA/nvidia-container-toolkit@"
+CLI = "NVIDIA/libnvidia-container@"
+CLI_REV = CLI + "e27a4a75:"  # src/cli/configure.c at this revision names every stage
+CDI = "cncf-tags/container-device-interface@v1.0.1:pkg/cdi/"
+RUNC = "opencontainers/runc@"
+CRUN = "containers/crun@1.29.1:src/libcrun/container.c"
+CD = "containerd/containerd@"
+CRIO = "cri-o/cri-o@"
+K = "kubernetes/kubernetes@"
+GH = "https://github.com/"
+
+_CREATE = (EVENT, STATUS, DESCRIBE, LOG)  # a create error: pod events, statuses, daemon logs
+
+
+def _s(id: str, needle: str, pattern: str, votes: dict[str, float], kinds: tuple[str, ...],
+       deciding: bool = False, *examples: tuple[str, str]) -> Signature:
+    return Signature(id, needle, pattern, tuple(votes.items()), kinds, deciding,
+                     tuple(Example(line, src) for line, src in examples))
+
+
+RUNTIME_SIGNATURES: tuple[Signature, ...] = (
+    # ---- kubelet device manager -------------------------------------------------------------
+    # The gRPC stream kubelet holds to a registered plugin broke: the plugin exited or restarted
+    # (or re-registered twice in a row); its devices drop out of allocatable until it registers
+    # again and stays up.
+    _s("kubelet-plugin-stream-ended", "listandwatch ended unexpectedly for device plugin",
+       r"listandwatch ended unexpectedly for device plugin",
+       {"not-advertised": 2.0}, (LOG, JOURNAL), False,
+       ('E1017 12:05:33.335816    1655 client.go:90] "ListAndWatch ended unexpectedly for '
+        'device plugin" err="rpc error: code = Unavailable desc = error reading from server: '
+        'EOF" resource="nvidia.com/gpu"',
+        K + "v1.30.0:pkg/kubelet/cm/devicemanager/plugin/v1beta1/client.go"),
+       ("E0312 10:02:10.000000    1655 endpoint.go:106] listAndWatch ended unexpectedly for "
+        "device plugin nvidia.com/gpu with error rpc error: code = Unavailable desc = transport "
+        "is closing", K + "v1.20.0:pkg/kubelet/cm/devicemanager/endpoint.go")),
+    # The device manager's other refusals at admission, wrapped as "Allocate failed due to %v,
+    # which is unexpected": the resource is not (or no longer) registered, an old kubelet's
+    # wording of it, and the plugin answering Allocate without a container response.
+    _s("admission-plugin-not-registered", "allocate failed due to",
+       r"allocate failed due to (?:can't allocate unregistered device|unknown device plugin "
+       r"|endpoint not found in cache for a registered resource|no containers return in "
+       r"allocation response|no devices found allocated in local cache)",
+       {"admission-failed": 3.5, "not-advertised": 0.5}, (EVENT, STATUS, DESCRIBE), True,
+       ("Allocate failed due to can't allocate unregistered device nvidia.com/gpu, which is "
+        "unexpected", K + "v1.10.0:pkg/kubelet/cm/devicemanager/manager.go"),
+       ("Allocate failed due to unknown Device Plugin nvidia.com/gpu, which is unexpected",
+        K + "v1.30.0:pkg/kubelet/cm/devicemanager/manager.go"),
+       ("Allocate failed due to endpoint not found in cache for a registered resource: "
+        "nvidia.com/gpu, which is unexpected",
+        K + "v1.30.0:pkg/kubelet/cm/devicemanager/manager.go"),
+       ("Allocate failed due to no containers return in allocation response "
+        "&AllocateResponse{ContainerResponses:[]*ContainerAllocateResponse{},}, which is "
+        "unexpected", K + "v1.30.0:pkg/kubelet/cm/devicemanager/manager.go")),
+
+    # ---- containerd: the CRI plugin's runtime config ---------------------------------------
+    # default_runtime_name names a runtime the runtimes table does not hold (the table a later
+    # file replaced, or a toolkit that set the default and lost the section): the CRI plugin
+    # refuses the whole config, so no pod starts on the node.
+    _s("containerd-default-runtime-undefined", "no corresponding runtime configured in",
+       r"no corresponding runtime configured in \W*containerd\.runtimes\W* for",
+       {"containerd-config": 3.5, "handler-missing": 1.5, "dropin-overwrote": 0.5},
+       (LOG, JOURNAL), True,
+       ('level=warning msg="failed to load plugin io.containerd.grpc.v1.cri" error="invalid '
+        'plugin config: no corresponding runtime configured in `containerd.runtimes` for '
+        '`containerd` `default_runtime_name = \\"nvidia\\"`"',
+        CD + "v1.7.0:pkg/cri/config/config.go"),
+       ('no corresponding runtime configured in `containerd.runtimes` for `containerd` '
+        '`default_runtime_name = "nvidia"`', CD + "v2.1.4:internal/cri/config/config.go")),
+    # the handler exists but names a shim (runtime_type) that is not installed: a v1 shim type
+    # removed in containerd 2.0, or a mistyped one; containers of that handler fail at create
+    _s("containerd-shim-not-installed", "binary not installed",
+       r"runtime \\?\"?[\w./-]+\\?\"? binary not installed",
+       {"injection-failed": 2.5}, _CREATE, False,
+       ('failed to create containerd task: failed to start shim: failed to resolve runtime '
+        'path: runtime "io.containerd.runtime.v1.linux" binary not installed '
+        '"containerd-shim-runtime-v1-linux": file does not exist: unknown',
+        CD + "v1.7.0:runtime/v2/manager.go"),
+       ('failed to start shim: failed to resolve runtime path: runtime "io.containerd.runc.v1" '
+        'binary not installed "containerd-shim-runc-v1": file does not exist',
+        CD + "v2.1.4:core/runtime/v2/shim_manager.go")),
+    _s("containerd-runtime-name-invalid", "correct runtime name should be",
+       r"invalid runtime name \S+, correct runtime name should be",
+       {"containerd-config": 3.0, "injection-failed": 1.0}, _CREATE, True,
+       ("invalid runtime name nvidia, correct runtime name should be either format like "
+        "`io.containerd.runc.v1` or a full path to the binary",
+        CD + "v1.7.0:runtime/v2/manager.go"),
+       ("invalid runtime name nvidia, correct runtime name should be either format like "
+        "`io.containerd.runc.v2` or a full path to the binary",
+        CD + "v2.1.4:core/runtime/v2/shim_manager.go")),
+
+    # ---- CRI-O: its runtime table ------------------------------------------------------------
+    _s("crio-default-runtime-undefined", "but no runtime entry table",
+       r"default_runtime set to \W*[\w.-]+\W*, but no runtime entry table",
+       {"handler-missing": 3.5}, (LOG, JOURNAL), True,
+       ('default_runtime set to "nvidia", but no runtime entry table '
+        '[crio.runtime.runtimes.nvidia] was found', CRIO + "v1.30.0:pkg/config/config.go")),
+    # the nvidia handler's runtime_path is not an executable (the toolkit not installed there)
+    _s("crio-runtime-path-invalid", "invalid runtime_path for runtime|empty runtime path for",
+       r"invalid runtime_path for runtime '[^']+'|empty runtime path for runtime handler \S+",
+       {"injection-failed": 3.0, "handler-missing": 0.5}, (*_CREATE, JOURNAL), True,
+       ("validating runtime config: runtime validation: invalid runtime_path for runtime "
+        "'nvidia': stat /usr/local/nvidia/toolkit/nvidia-container-runtime: no such file or "
+        "directory", CRIO + "v1.34.0:pkg/config/config.go"),
+       ("empty runtime path for runtime handler nvidia", CRIO + "v1.30.0:internal/oci/oci.go")),
+
+    # ---- OCI runtimes: a hook failing ------------------------------------------------------
+    # runc 1.2 names the hook kind: "error running %s hook #%d: %w" (createRuntime and
+    # startContainer beside prestart/createContainer); pastes often carry only the tail of
+    # the wrapped error on a line of its own ("createContainer hook #6: exit status 1").
+    _s("oci-hook-kind-failed", "hook #",
+       r"error running (?:createruntime|startcontainer) hook #\d+|"
+       r"(?<!error running )\b(?:prestart|createruntime|createcontainer|startcontainer) hook "
+       r"#\d+: (?:exit status \d+|fork/exec |signal: )",
+       {"injection-failed": 2.5}, _CREATE, True,
+       ("error during container init: error running createRuntime hook #0: exit status 1, "
+        "stdout: , stderr: time=\"2025-03-04T10:00:00Z\" level=error msg=\"failed to create "
+        "link [libcuda.so.1 /usr/lib64/libcuda.so]: failed to create symlink: file exists\"",
+        RUNC + "v1.2.0:libcontainer/configs/config.go"),
+       ("createContainer hook #6: exit status 1, stderr:",
+        GH + "awslabs/amazon-eks-ami/issues/2790")),
+    # crun's own words for a hook that failed; the NVIDIA hooks by path
+    _s("crun-nvidia-hook-failed", "error executing hook",
+       r"error executing hook \W*\S*nvidia[\w.-]*\W* \(exit code: \d+\)",
+       {"injection-failed": 3.0}, _CREATE, True,
+       ('crun: {"msg":"error executing hook `/usr/bin/nvidia-ctk` (exit code: 1)","level":'
+        '"error","time":"2024-11-05T09:37:14.582274Z"}', CRUN),
+       ("error executing hook `/usr/bin/nvidia-container-runtime-hook` (exit code: 1)",
+        "containers/crun@1.8:src/libcrun/container.c")),
+    # runc bind-mounting a driver file a CDI spec (or the mount list) names and the host no
+    # longer has: the spec was generated for another driver version than the one installed
+    _s("oci-driver-file-mount-missing", "to rootfs at",
+       r"mounting \\?\"[^\"\\]*(?:nvidia|libcuda)[^\"\\]*\\?\" to rootfs at .*"
+       r"no such file or directory",
+       {"injection-failed": 2.0, "cdi-unresolvable": 1.0}, _CREATE, False,
+       ('runc create failed: unable to start container process: error during container init: '
+        'error mounting "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.104.05" to rootfs at '
+        '"/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.104.05": stat /usr/lib/x86_64-linux-gnu'
+        '/libnvidia-ml.so.535.104.05: no such file or directory: unknown',
+        RUNC + "v1.1.0:libcontainer/rootfs_linux.go"),
+       ('container init caused: rootfs_linux.go:76: mounting "/usr/bin/nvidia-smi" to rootfs '
+        'at "/usr/bin/nvidia-smi" caused: stat /usr/bin/nvidia-smi: no such file or directory',
+        RUNC + "v1.0.0:libcontainer/rootfs_linux.go")),
+
+    # ---- the CDI library (containerd, CRI-O, podman and the nvidia runtime share it) --------
+    # a device node the spec names is not on the host: a stale spec (generated before a device
+    # node changed, or on another machine) or a module not loaded
+    _s("cdi-host-device-missing", "failed to stat cdi host device",
+       r"failed to stat cdi host device \\?\"?/dev/\S+",
+       {"cdi-unresolvable": 3.0, "injection-failed": 0.5}, _CREATE, False,
+       ('Error: setting up CDI devices: failed to inject devices: failed to stat CDI host '
+        'device "/dev/dri/renderD129": no such file or directory',
+        CDI + "container-edits_unix.go"),
+       ('failed to inject CDI devices: failed to inject devices: failed to stat CDI host device '
+        '"/dev/nvidia-uvm": no such file or directory', CDI + "container-edits_unix.go")),
+    # two spec files define one device (the operator's /var/run/cdi and a hand-made /etc/cdi):
+    # the cache drops both, so the device does not resolve
+    _s("cdi-conflicting-device", "conflicting device",
+       r"conflicting device \\?\"[^\"\\]+=[^\"\\]+\\?\" \(specs ",
+       {"cdi-unresolvable": 3.5}, (LOG, JOURNAL, EVENT, STATUS), True,
+       ('level=warning msg="CDI registry refresh failed" error="conflicting device '
+        '\\"nvidia.com/gpu=0\\" (specs \\"/etc/cdi/nvidia.yaml\\", '
+        '\\"/var/run/cdi/nvidia.yaml\\")"', CDI + "cache.go")),
+
+    # ---- nvidia-container-runtime --------------------------------------------------------------
+    # the nvidia runtime found no low-level runtime to hand the container to (runc/crun not on
+    # its PATH, or runtimes = [...] naming one the node lacks)
+    _s("ctk-lowlevel-runtime-missing", "no runtime binary found from candidate list",
+       r"no runtime binary found from candidate list",
+       {"injection-failed": 3.5}, _CREATE, True,
+       ("failed to create NVIDIA Container Runtime: error constructing low-level runtime: error "
+        "locating runtime: no runtime binary found from candidate list: [docker-runc runc crun]",
+        CTK + "v1.18.0:internal/oci/runtime_low_level.go"),
+       ("error locating runtime: no runtime binary found from candidate list: [docker-runc runc]",
+        CTK + "v1.13.0:internal/oci/runtime_low_level.go")),
+    # the image's NVIDIA_REQUIRE_* checked by the runtime itself (CSV mode, Jetson): the same
+    # condition libnvidia-container checks on other systems
+    _s("ctk-requirements-not-met", "requirements not met",
+       r"requirements not met: unsatisfied condition: ",
+       {"cuda-requirement": 4.0}, _CREATE, True,
+       ("failed to create NVIDIA Container Runtime: failed to construct OCI spec modifier: "
+        "requirements not met: unsatisfied condition: cuda>=12.2 (cuda=11.4)",
+        CTK + "v1.18.0:internal/modifier/csv.go")),
+    _s("ctk-cdi-unresolved", "could not resolve cdi devices",
+       r"could not resolve cdi devices: ",
+       {"cdi-unresolvable": 3.0}, (LOG, EVENT, STATUS), True,
+       ('level=warning msg="could not resolve CDI devices: [nvidia.com/gpu=0]"',
+        CTK + "v1.18.0:internal/modifier/cdi/registry.go")),
+    # the runtime's CDI cache reporting specs it could not load: which devices that hides, the
+    # rest of the paste tells
+    _s("ctk-cdi-registry-errors", "refreshing the cdi registry|failed to load cdi spec",
+       r"refreshing the cdi registry (?:generated errors|returned the following error)|"
+       r"failed to load cdi spec",
+       {"cdi-unresolvable": 1.5}, (LOG, JOURNAL), False,
+       ('level=warning msg="Refreshing the CDI registry generated errors: failed to load CDI '
+        'Spec open /etc/cdi/nvidia.yaml: permission denied"',
+        CTK + "v1.18.0:internal/modifier/cdi/registry.go"),
+       ('level=warning msg="Refreshing the CDI registry returned the following error(s): '
+        '[failed to load CDI Spec invalid device, empty device edits]"',
+        CTK + "v1.14.0:cmd/nvidia-ctk/cdi/list/list.go")),
+    # the automatic runtime.nvidia.com devices cannot be mixed with a spec's devices
+    _s("ctk-cdi-vendor-mixed", "vendor 'runtime.nvidia.com' is not supported",
+       r"cdi device with vendor 'runtime\.nvidia\.com' is not supported when requesting other",
+       {"injection-failed": 2.5}, _CREATE, True,
+       ("failed to construct OCI spec modifier: requesting a CDI device with vendor "
+        "'runtime.nvidia.com' is not supported when requesting other CDI devices",
+        CTK + "v1.16.0:internal/modifier/cdi.go")),
+
+    # ---- nvidia-container-runtime-hook (legacy mode) ----------------------------------------
+    _s("hook-cli-missing", "couldn't find binary nvidia-container-cli",
+       r"couldn't find binary nvidia-container-cli in",
+       {"injection-failed": 4.0}, _CREATE, True,
+       ('panic: couldn\'t find binary nvidia-container-cli in /usr/local/sbin:/usr/local/bin:'
+        '/usr/sbin:/usr/bin:/sbin:/bin : exec: "nvidia-container-cli": executable file not '
+        'found in $PATH', CTK + "v1.13.0:cmd/nvidia-container-runtime-hook/main.go"),
+       ('couldn\'t find binary nvidia-container-cli in PATH: exec: "nvidia-container-cli": '
+        'executable file not found in $PATH',
+        CTK + "v1.20.0:cmd/nvidia-container-runtime-hook/main.go")),
+    _s("hook-config-missing", "couldn't open",
+       r"couldn't open (?:required |default )?configuration file: ",
+       {"injection-failed": 3.0}, _CREATE, True,
+       ("couldn't open required configuration file: open /etc/nvidia-container-runtime/"
+        "config.toml: no such file or directory",
+        CTK + "v1.18.0:cmd/nvidia-container-runtime-hook/hook_config.go"),
+       ("panic: couldn't open default configuration file: open /etc/nvidia-container-runtime/"
+        "config.toml: no such file or directory",
+        CTK + "v1.13.0:cmd/nvidia-container-runtime-hook/hook_config.go")),
+    # the container's NVIDIA_DRIVER_CAPABILITIES (or MIG envvars) the hook refuses
+    _s("hook-request-refused", "unsupported capabilities found in|unknown driver capability|"
+       "in non privileged container",
+       r"unsupported capabilities found in '|unknown driver capability: |"
+       r"cannot set mig_(?:config|monitor)_devices in non privileged container",
+       {"injection-failed": 3.0}, _CREATE, True,
+       ("panic: unsupported capabilities found in 'compute,utility,vidoe' (allowed 'compat32,"
+        "compute,display,graphics,ngx,utility,video')",
+        CTK + "v1.18.0:cmd/nvidia-container-runtime-hook/container_config.go"),
+       ("panic: unknown driver capability: vidoe",
+        CTK + "v1.18.0:cmd/nvidia-container-runtime-hook/capabilities.go"),
+       ("panic: cannot set MIG_CONFIG_DEVICES in non privileged container",
+        CTK + "v1.13.0:cmd/nvidia-container-runtime-hook/container_config.go")),
+
+    # ---- nvidia-cdi-hook / nvidia-ctk hook (the hooks a CDI spec names) ----------------------
+    # what each hook subcommand fails on inside the container's root: a read-only root, an
+    # image that already ships the link, an ldconfig it cannot run
+    _s("cdi-hook-step-failed", "failed to create link|failed to create links|application profile|"
+       "ldconfig runner|failed to update ldcache|params file",
+       r"failed to create links?:? |failed to create application profiles directory|"
+       r"failed to write application profile|failed to construct ldconfig runner|"
+       r"failed to update ldcache|failed to (?:create tmpfs mount for|mount modified) params file",
+       {"injection-failed": 3.0}, _CREATE, True,
+       ("failed to create application profiles directory: mkdirat etc/nvidia/"
+        "nvidia-application-profiles-rc.d: read-only file system",
+        CTK + "v1.20.0:cmd/nvidia-cdi-hook/update-application-profile/"
+        "update-application-profile.go"),
+       ('level=error msg="failed to create link [libcuda.so.1 /usr/lib64/libcuda.so]: failed '
+        'to create symlink: symlink libcuda.so.1 /run/containerd/io.containerd.runtime.v2.task/'
+        'k8s.io/abc/rootfs/usr/lib64/libcuda.so: file exists"',
+        CTK + "v1.18.0:cmd/nvidia-cdi-hook/create-symlinks/create-symlinks.go"),
+       ('level=error msg="failed to construct ldconfig runner: exec: \\"/sbin/ldconfig\\": '
+        'stat /sbin/ldconfig: no such file or directory"',
+        CTK + "v1.18.0:cmd/nvidia-cdi-hook/update-ldcache/update-ldcache.go")),
+    # a CDI spec naming a hook binary the host does not have (generated inside a container, or
+    # on a host where the toolkit lives elsewhere: k3s, Talos, a toolkit container's path)
+    _s("cdi-hook-binary-missing", "fork/exec",
+       r"fork/exec \S*/nvidia-(?:ctk|cdi-hook|container-runtime-hook|container-toolkit): "
+       r"no such file or directory",
+       {"injection-failed": 3.5, "cdi-unresolvable": 0.5}, _CREATE, True,
+       ("error running createContainer hook #0: fork/exec /usr/bin/nvidia-ctk: no such file or "
+        "directory", GH + "siderolabs/talos/issues/13021"),
+       ("error running createContainer hook #0: fork/exec /usr/local/nvidia/toolkit/"
+        "nvidia-cdi-hook: no such file or directory",
+        RUNC + "v1.2.0:libcontainer/configs/config.go")),
+
+    # ---- nvidia-ctk runtime configure / the toolkit container's containerd setup -------------
+    # toolkits before v1.17.4 know containerd config versions 1 and 2 only: containerd 2.x's
+    # version 3 is refused, so the nvidia runtime is never written
+    _s("ctk-config-version-unsupported", "unsupported config version",
+       r"unsupported config version: [3-9]\b",
+       {"unsupported-stack": 3.5}, (LOG,), True,
+       ('time="2026-01-21T12:32:09Z" level=fatal msg="Error: unable to load config: unsupported '
+        'config version: 3"', CTK + "v1.17.0:pkg/config/engine/containerd/containerd.go"),
+       ("unable to load config for runtime containerd: unsupported config version: 3",
+        CTK + "v1.16.0:pkg/config/engine/containerd/option.go")),
+    _s("ctk-configure-load-failed", "unable to load config for runtime",
+       r"unable to load config for runtime containerd: (?!.*unsupported config version)",
+       {"containerd-config": 3.0}, (LOG,), True,
+       ("unable to load config for runtime containerd: failed to load config: (12, 3): "
+        "unexpected token", CTK + "v1.18.0:cmd/nvidia-ctk/runtime/configure/configure.go")),
+    # the runtime config could not be written (a read-only /etc, an immutable OS): the nvidia
+    # handler was never added
+    _s("ctk-configure-flush-failed", "unable to flush config",
+       r"unable to flush config: ",
+       {"handler-missing": 2.0, "runtime-config-not-read": 0.5}, (LOG,), False,
+       ("unable to flush config: unable to open /etc/containerd/config.toml for writing: open "
+        "/etc/containerd/config.toml: read-only file system",
+        CTK + "v1.18.0:cmd/nvidia-ctk/runtime/configure/configure.go")),
+    # nvidia-ctk cdi generate (or the toolkit container generating one) produced no spec, or
+    # the device nodes it needs are not there (no module loaded: no nvidia major number)
+    _s("ctk-cdi-generate-failed", "failed to generate cdi spec|device nodes",
+       r"failed to generate cdi spec|failed to create nvidia (?:control )?device nodes",
+       {"cdi-unresolvable": 2.0, "nvml-init": 1.0}, (LOG,), False,
+       ('level=error msg="failed to generate CDI spec: failed to create device CDI specs: '
+        'failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND"',
+        CTK + "v1.18.0:cmd/nvidia-ctk/cdi/generate/generate.go"),
+       ("failed to create NVIDIA device nodes: failed to create device node nvidiactl: failed "
+        "to determine major: invalid device node",
+        CTK + "v1.18.0:cmd/nvidia-ctk/system/create-dev-char-symlinks/"
+        "create-dev-char-symlinks.go")),
+
+    # ---- libnvidia-container (nvidia-container-cli) -----------------------------------------
+    # the stages the core signature does not list (src/cli/configure.c)
+    _s("cli-other-stage", "nvidia-container-cli",
+       r"nvidia-container-cli(?:\.real)?:? (?:mig-config|mig-monitor|input) error: ",
+       {"injection-failed": 3.5}, _CREATE, True,
+       ("nvidia-container-cli: input error: invalid rootfs directory",
+        CLI_REV + "src/cli/configure.c")),
+    # the CLI binary itself cannot start: libnvidia-container's library missing or mismatched
+    _s("cli-shared-libraries", "nvidia-container-cli",
+       r"nvidia-container-cli(?:\.real)?: error while loading shared libraries: ",
+       {"injection-failed": 3.5}, _CREATE, True,
+       ("/usr/local/bin/nvidia-container-cli: error while loading shared libraries: libe",
+        GH + "siderolabs/extensions/issues/751")),
+)
