@@ -90,6 +90,10 @@ _LOOK_ALIKES = (
      "GX514"),
     ("nvidia-device-plugin: symbol lookup error: nvidia-device-plugin: undefined symbol: "
      "nvmlDeviceGetPciInfo_v3", "GX409"),
+    # the driver manager unable to unload nouveau vs unable to unload NVIDIA's own modules
+    ("failed to unload nouveau driver: exit status 1", "GX506"),
+    ('level=warning msg="Failed to unload kernel module nvidia_uvm: resource temporarily '
+     'unavailable"', "GX418"),
     # Fabric Manager's bad config vs its version not matching the driver: both GX405
     ("fabric manager config file item: DATABASE_PATH has an invalid value", "GX405"),
 )

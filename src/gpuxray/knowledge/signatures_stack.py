@@ -52,15 +52,19 @@ INST = "NVIDIA/nvidia-installer@590.48.01:"
 DCGMLIB = "NVIDIA/DCGM@v4.6.0:dcgmlib/src/dcgm_errors.c"
 GODCGM = "NVIDIA/go-dcgm@v1.4611.0:pkg/dcgm/admin.go"
 GLIBC = "bminor/glibc@glibc-2.35:elf/dl-lookup.c"
+KDM = "NVIDIA/k8s-driver-manager@v0.12.0:"
 LINUX = "torvalds/linux@v6.8:"
 
 STACK_SIGNATURES: tuple[Signature, ...] = (
     # ---- gpu-operator: controllers and validator -------------------------------------------
     # The ClusterPolicy controller reads each GPU node's kernel and OS from NFD's labels; a node
     # without them (NFD not deployed, or its worker not running there) gets no driver DaemonSet.
-    _s("operator-nfd-label-missing", "is nfd installed|unable to retrieve os",
+    # (up to v23.9 the driver tag lookup said so as "could not find kernel full version")
+    _s("operator-nfd-label-missing", "is nfd installed|unable to retrieve os|"
+       "could not find kernel full version",
        r"(?:could not find nfd labels? for node|node feature discovery \(nfd\) labels)\. "
-       r"is nfd installed|unable to retrieve os (?:name|version) from label feature\.node",
+       r"is nfd installed|unable to retrieve os (?:name|version) from label feature\.node|"
+       r"could not find kernel full version: \(''",
        {"nodes-unlabelled": 3.0}, (LOG,), True,
        examples=(_x("ERROR Failed to get kernel version of GPU node using Node Feature Discovery "
                     "(NFD) labels. Is NFD installed in the cluster?",
@@ -72,7 +76,20 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                     'system-os_release.ID"}', OP + "internal/state/nodepool.go"),
                  _x("unable to retrieve OS name from label "
                     "feature.node.kubernetes.io/system-os_release.ID",
-                    OP + "controllers/state_manager.go"))),
+                    OP + "controllers/state_manager.go"),
+                 _x("ERROR: Could not find kernel full version: ('', '')",
+                    OP239 + "controllers/object_controls.go"))),
+    # the operator's repo/cert/subscription mounts for a node OS it has no paths for (the
+    # wording of v23.x, without the distribution's name; operator-distribution-unsupported
+    # has the later one)
+    _s("operator-config-distribution", "distribution not supported",
+       r"(?:custom repo config|ssl key/cert config|custom cert config|subscription "
+       r"entitlements): distribution not supported",
+       {"driver-os-mismatch": 2.5, "unsupported-stack": 1.5}, (LOG,),
+       examples=(_x("ERROR: failed to get destination directory for custom repo config: "
+                    "distribution not supported", OP239 + "controllers/object_controls.go"),
+                 _x("ERROR: failed to get path items for subscription entitlements: "
+                    "distribution not supported", OP239 + "controllers/object_controls.go"))),
     # the driver state's own search for GPU nodes (nvidia.com/gpu.present=true) finding none
     _s("operator-no-gpu-present", "no nodes found with gpu present|gpu node os info is empty",
        r"no nodes found with gpu present|gpu node os info is empty",
@@ -172,6 +189,30 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
        {"driver-failing": 2.5, "kernel-headers": 0.5}, (LOG,), True,
        examples=(_x("ERROR: modpost: GPL-incompatible module nvidia.ko uses GPL-only symbol "
                     "'rcu_read_unlock_strict'", LINUX + "scripts/mod/modpost.c"),)),
+    # ---- k8s-driver-manager (the driver pod's init container) ---------------------------------
+    # it unloads the old modules before the new driver loads; a GPU client (a host process, a
+    # pod it may not evict, a DRA claim) keeps them in use
+    _s("driver-manager-unload", "kernel module|unload driver|all gpu pods|gpu resource claims|"
+       "gpu client pods to terminate",
+       r"failed to unload kernel module nvidia\w*: |failed to cleanup nvidia driver: failed to "
+       r"unload driver|cannot delete all gpu pods|failed to delete all gpu pods|"
+       r"pod\(s\) still hold gpu resource claims|failed to wait for gpu client pods to terminate",
+       {"driver-in-use": 3.0, "upgrade-failed": 0.5}, (LOG,), True,
+       examples=(_x('level=warning msg="Failed to unload kernel module nvidia_uvm: resource '
+                    'temporarily unavailable"', KDM + "cmd/driver-manager/main.go"),
+                 _x("failed to cleanup NVIDIA driver: failed to unload driver: resource "
+                    "temporarily unavailable", KDM + "cmd/driver-manager/main.go"),
+                 _x('level=error msg="Cannot delete all GPU pods"',
+                    KDM + "internal/kubernetes/client.go"),
+                 _x("cannot drain the DRA kubelet-plugin: pod(s) still hold GPU resource claims: "
+                    "ml/train-0", KDM + "cmd/driver-manager/main.go"),
+                 _x("Failed to wait for GPU client pods to terminate: timed out waiting for the "
+                    "condition", KDM + "cmd/driver-manager/main.go"))),
+    # GPUDirect RDMA on: the driver waits for the MOFED driver that never arrives
+    _s("driver-manager-mofed", "failed to wait for mofed driver",
+       r"failed to wait for mofed driver", {"driver-failing": 2.0}, (LOG,),
+       examples=(_x("failed to wait for MOFED driver: timed out waiting for the condition",
+                    KDM + "cmd/driver-manager/main.go"),)),
     # ---- nvidia-installer (inside the driver container) --------------------------------------
     _s("installer-kernel-headers", "kernel header file|kernel output path",
        r"the kernel header file '[^']*' does not exist|"
@@ -463,9 +504,10 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                     MIG + "pkg/mig/mode/pci.go"))),
     # after a layout change the manager brings the GPU clients back; they do not come
     _s("mig-manager-restart-clients", "gpu clients|failed to run nvidia-smi|"
-       "no config available and generation failed",
+       "no config available and generation failed|host systemd services|already rebooted once",
        r"failed to restart (?:host|kubernetes) gpu clients|unable to restart gpu clients on "
-       r"host|^\W*failed to run nvidia-smi\W*$|no config available and generation failed",
+       r"host|^\W*failed to run nvidia-smi\W*$|no config available and generation failed|"
+       r"unable to restart host systemd services|machine already rebooted once -- not attempting",
        {"mig-failed": 2.5}, (LOG,),
        examples=(_x("failed to restart Kubernetes GPU clients: timed out waiting for the "
                     "condition", MIG + "pkg/mig/reconfigure/reconfigure.go"),
@@ -473,7 +515,11 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                     MIG + "deployments/container/reconfigure-mig.sh"),
                  _x("Failed to run nvidia-smi", MIG + "deployments/container/reconfigure-mig.sh"),
                  _x("Error: No config available and generation failed",
-                    MIG + "deployments/systemd/service.sh"))),
+                    MIG + "deployments/systemd/service.sh"),
+                 _x("Unable to restart host systemd services",
+                    MIG + "deployments/container/reconfigure-mig.sh"),
+                 _x("Machine already rebooted once -- not attempting again",
+                    "NVIDIA/mig-parted@v0.5.5:deployments/systemd/utils.sh"))),
     # ---- dcgm-exporter -----------------------------------------------------------------------
     # embedded DCGM without libdcgm in the image (or on the host it expects it from)
     _s("dcgm-lib-not-found", "library was not found. install data center gpu manager",
