@@ -358,3 +358,28 @@ def test_a_registered_plugin_log_alone_points_past_the_plugin() -> None:
     # beside a line that names a cause, the ready log adds nothing
     r = triage([("paste", log + "Failed to initialize NVML: Driver/library version mismatch\n")])
     assert not any("component:device-plugin" in c.signatures for c in r.causes)
+
+
+def test_pasted_resources_that_ask_for_no_gpu() -> None:
+    bare = "resources:\n  limits:\n    memory: 1000Mi\n  requests:\n    cpu: 100m\n"
+    assert _codes(bare)[0] == "GX303"
+    pod = yaml.safe_dump({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "train"},
+                          "spec": {"containers": [{"name": "a", "image": "cuda",
+                                                   "resources": {"limits": {"cpu": "1"}}}]}})
+    assert "reading:resources-without-gpu" in _readings(pod)
+    assert not triage([("paste", bare)]).decided
+
+
+@pytest.mark.parametrize("text", [
+    "resources:\n  limits:\n    nvidia.com/gpu: 1\n    memory: 1Gi\n",
+    yaml.safe_dump({"apiVersion": "apps/v1", "kind": "DaemonSet",
+                    "metadata": {"name": "nvidia-dcgm-exporter"},
+                    "spec": {"template": {"spec": {"containers": [
+                        {"name": "e", "resources": {"limits": {"memory": "1Gi"}}}]}}}}),
+    yaml.safe_dump({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "mixed"},
+                    "spec": {"containers": [
+                        {"name": "a", "resources": {"limits": {"nvidia.com/gpu": 1}}},
+                        {"name": "sidecar", "resources": {"limits": {"cpu": "1"}}}]}}),
+])
+def test_no_resources_reading_when_a_gpu_is_asked_or_for_an_operand(text: str) -> None:
+    assert "reading:resources-without-gpu" not in _readings(text)

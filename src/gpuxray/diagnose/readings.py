@@ -240,6 +240,54 @@ def envvar_without_limits(docs: list[Any]) -> list[CauseScore]:
     return []
 
 
+_WORKLOADS = ("Pod", "Deployment", "Job", "StatefulSet", "CronJob", "ReplicaSet", "DaemonSet")
+
+
+def _limits_without_gpu(res: Any) -> list[str] | None:
+    """The resource names of a resources block that names some but no ``nvidia.com/*``."""
+    if not isinstance(res, dict):
+        return None
+    names = [str(k) for sect in ("limits", "requests") if isinstance(res.get(sect), dict)
+             for k in res[sect]]
+    if not names or any(n.startswith("nvidia.com/") for n in names):
+        return None
+    return names
+
+
+def resources_without_gpu(docs: list[Any]) -> list[CauseScore]:
+    """GX303: the workload's resources, pasted alone (``resources:`` and its limits) or in a
+    workload object, name CPU or memory and no ``nvidia.com/*``. The device plugin allocates a
+    GPU only to a container that asks for it in limits (seed §4, §9); what such a container sees
+    is then up to NVIDIA_VISIBLE_DEVICES, which the toolkit may ignore. A vote: the pod's own
+    spec and the toolkit's setting tell. Operand manifests and chart values are not read."""
+    for doc in docs:
+        if not isinstance(doc, dict):
+            continue
+        if set(doc) == {"resources"} or (set(doc) <= {"limits", "requests"} and doc):
+            res = doc.get("resources", doc)
+            names = _limits_without_gpu(res)
+            where = "the pasted resources"
+        elif doc.get("kind") in _WORKLOADS and not str(
+                (doc.get("metadata") or {}).get("name", "")).startswith(("nvidia-", "gpu-")):
+            names = None
+            where = ""
+            for key, value, _parent in _walk(doc):
+                if key == "containers" and isinstance(value, list):
+                    asks = [_limits_without_gpu(c.get("resources")) for c in value
+                            if isinstance(c, dict)]
+                    if asks and all(a is not None for a in asks):
+                        names = [n for a in asks if a for n in a]
+                        where = f"{doc.get('kind')} {(doc.get('metadata') or {}).get('name', '')}"
+                    break
+        else:
+            continue
+        if names:
+            return [_vote("envvar-ignored", 1.0, "resources-without-gpu",
+                          f"{where} ask for {', '.join(sorted(set(names))[:4])} and no "
+                          "nvidia.com/* resource")]
+    return []
+
+
 def docker_default_runtime(docs: list[Any]) -> list[CauseScore]:
     """GX514: a Docker ``daemon.json`` that registers the ``nvidia`` runtime without making it
     the default. kubelet's dockershim (and cri-dockerd) start every pod, the device plugin's
@@ -353,4 +401,4 @@ def readings(parts: list[tuple[str, Part]]) -> list[CauseScore]:
             docs.extend(_docs(part.text))
     return [*nfd_label_fields(docs), *operand_tolerations(docs), *split_pod_request(docs),
             *docker_default_runtime(docs), *envvar_without_limits(docs), *cri_dropin(parts),
-            *toolkit_default_in_rendered_file(docs)]
+            *toolkit_default_in_rendered_file(docs), *resources_without_gpu(docs)]
