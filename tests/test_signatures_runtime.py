@@ -14,6 +14,8 @@ from gpuxray.knowledge.signatures_runtime import RUNTIME_SIGNATURES
 EXPECTED = {
     "kubelet-plugin-stream-ended": "GX202",
     "admission-plugin-not-registered": "GX310",
+    "admission-allocate-rpc-error": "GX310",
+    "hook-subcommand-unknown": "GX307",
     "containerd-default-runtime-undefined": "GX509",
     "containerd-shim-not-installed": "GX307",
     "containerd-runtime-name-invalid": "GX509",
@@ -112,6 +114,10 @@ def test_lines_rank_the_cause_they_mean(line: str, code: str) -> None:
     # kubelet's newer wording is the core signature's
     ("Allocate failed due to cannot allocate unregistered device nvidia.com/gpu, which is "
      "unexpected", "admission-plugin-not-registered"),
+    # a plugin refusing the request names its own reason: not a transport failure
+    ("Allocate failed due to rpc error: code = Unknown desc = invalid request: maximum request "
+     "size for shared resources is 1; found 2, which is unexpected",
+     "admission-allocate-rpc-error"),
     # a CDI device name without the vendor=device shape is no conflict report
     ("conflicting device names in request", "cdi-conflicting-device"),
 ])

@@ -89,6 +89,17 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
         "&AllocateResponse{ContainerResponses:[]*ContainerAllocateResponse{},}, which is "
         "unexpected", K + "v1.30.0:pkg/kubelet/cm/devicemanager/manager.go")),
 
+    # the plugin's Allocate RPC broke at the transport (the plugin gone or restarting mid-call);
+    # a plugin refusing the request answers code = Unknown with its own reason, left to the
+    # signatures of those reasons
+    _s("admission-allocate-rpc-error", "allocate failed due to rpc error",
+       r"allocate failed due to rpc error: code = (?:unavailable|canceled|deadlineexceeded) "
+       r"desc = ",
+       {"admission-failed": 2.0, "not-advertised": 0.5}, (EVENT, STATUS, DESCRIBE), False,
+       ("Warning  UnexpectedAdmissionError  2m  kubelet  Allocate failed due to rpc error: code "
+        "= Unavailable desc = error reading from server: EOF, which is unexpected",
+        K + "v1.30.0:pkg/kubelet/cm/devicemanager/manager.go")),
+
     # ---- containerd: the CRI plugin's runtime config ---------------------------------------
     # default_runtime_name names a runtime the runtimes table does not hold (the table a later
     # file replaced, or a toolkit that set the default and lost the section): the CRI plugin
@@ -295,6 +306,17 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
        ('level=error msg="failed to construct ldconfig runner: exec: \\"/sbin/ldconfig\\": '
         'stat /sbin/ldconfig: no such file or directory"',
         CTK + "v1.18.0:cmd/nvidia-cdi-hook/update-ldcache/update-ldcache.go")),
+    # the hook binary on the host is not the one the spec or the runtime config expects (an
+    # older nvidia-ctk without the hook subcommand a newer spec names, or the hook symlinked to
+    # another toolkit binary): its CLI framework refuses the subcommand and exits 3
+    _s("hook-subcommand-unknown", "no help topic for",
+       r"no help topic for \W*(?:prestart|poststart|createruntime|create-symlinks|update-ldcache|"
+       r"chmod|enable-cuda-compat|cudacompat|disable-device-node-modification|"
+       r"update-application-profile|create-soname-symlinks)\b",
+       {"injection-failed": 3.0}, _CREATE, True,
+       ("Running hook #1:: error running hook: exit status 3, stdout: , stderr: time=\\\"2022-02-13"
+        "T11:11:05+11:00\\\" level=error msg=\\\"No help topic for 'prestart'\\\\n\\\": unknown",
+        GH + "NVIDIA/nvidia-container-toolkit/issues/14")),
     # a CDI spec naming a hook binary the host does not have (generated inside a container, or
     # on a host where the toolkit lives elsewhere: k3s, Talos, a toolkit container's path)
     _s("cdi-hook-binary-missing", "fork/exec",
