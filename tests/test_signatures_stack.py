@@ -94,6 +94,14 @@ _LOOK_ALIKES = (
     ("failed to unload nouveau driver: exit status 1", "GX506"),
     ('level=warning msg="Failed to unload kernel module nvidia_uvm: resource temporarily '
      'unavailable"', "GX418"),
+    # the container CLI failing on a faulted GPU vs on a missing driver
+    ("nvidia-container-cli: detection error: nvml error: gpu requires reset", "GX505"),
+    ("nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown",
+     "GX304"),
+    # persistenced: no devices (driver not loaded) vs another persistenced holding the lock
+    ("nvidia-persistenced[88]: Unable to find any NVIDIA devices", "GX304"),
+    ("nvidia-persistenced[88]: Failed to lock PID file: Resource temporarily unavailable",
+     "GX418"),
     # Fabric Manager's bad config vs its version not matching the driver: both GX405
     ("fabric manager config file item: DATABASE_PATH has an invalid value", "GX405"),
 )
@@ -112,6 +120,14 @@ def test_fm_config_and_version_are_different_causes() -> None:
         "version 580.126.09."))
     assert cfg[0].cause.id == "fm-missing"
     assert ver[0].cause.id == "fm-version"
+
+
+def test_nvml_mismatch_code_is_not_read_as_driver_not_loaded() -> None:
+    """Both are GX304; the cause (and so what to collect) differs."""
+    mismatch = triage([("p", "nvml init failed: ERROR_LIB_RM_VERSION_MISMATCH")]).causes
+    not_loaded = triage([("p", "nvml init failed: ERROR_DRIVER_NOT_LOADED")]).causes
+    assert mismatch[0].cause.id == "nvml-mismatch"
+    assert not_loaded[0].cause.id == "nvml-init"
 
 
 def test_a_driver_container_log_names_the_missing_headers() -> None:

@@ -53,6 +53,8 @@ DCGMLIB = "NVIDIA/DCGM@v4.6.0:dcgmlib/src/dcgm_errors.c"
 GODCGM = "NVIDIA/go-dcgm@v1.4611.0:pkg/dcgm/admin.go"
 GLIBC = "bminor/glibc@glibc-2.35:elf/dl-lookup.c"
 KDM = "NVIDIA/k8s-driver-manager@v0.12.0:"
+NVC = "NVIDIA/libnvidia-container@06deb20d:src/driver.c"
+NVPD = "NVIDIA/nvidia-persistenced@535.309.01:nvidia-persistenced.c"
 LINUX = "torvalds/linux@v6.8:"
 
 STACK_SIGNATURES: tuple[Signature, ...] = (
@@ -213,6 +215,26 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
        r"failed to wait for mofed driver", {"driver-failing": 2.0}, (LOG,),
        examples=(_x("failed to wait for MOFED driver: timed out waiting for the condition",
                     KDM + "cmd/driver-manager/main.go"),)),
+    # ---- nvidia-persistenced (started by the driver container) ---------------------------------
+    # no device nodes to open: the module is not loaded (or the container does not see it)
+    _s("persistenced-no-devices", "failed to query nvidia devices|unable to find any nvidia "
+       "devices",
+       r"failed to query nvidia devices\. please ensure that|unable to find any nvidia devices",
+       {"nvml-init": 2.5, "driver-failing": 0.5}, (LOG, JOURNAL), True,
+       examples=(_x("nvidia-persistenced[1234]: Failed to query NVIDIA devices. Please ensure "
+                    "that the NVIDIA device files (/dev/nvidia*) exist, and that user 0 has read "
+                    "and write permissions for those files.", NVPD),
+                 _x("nvidia-persistenced[1234]: Unable to find any NVIDIA devices", NVPD))),
+    # a persistenced already holds the PID file: one from the host's own driver install
+    _s("persistenced-pid-locked", "failed to lock pid file",
+       r"nvidia-persistenced\S*:? failed to lock pid file", {"driver-in-use": 2.0}, (LOG, JOURNAL),
+       examples=(_x("nvidia-persistenced[1234]: Failed to lock PID file: Resource temporarily "
+                    "unavailable", NVPD),)),
+    _s("persistenced-init-failed", "nvidia-persistenced failed to initialize",
+       r"nvidia-persistenced failed to initialize", {"nvml-init": 1.0, "driver-failing": 1.0},
+       (LOG,),
+       examples=(_x("nvidia-persistenced failed to initialize. Check syslog for more details.",
+                    NVPD),)),
     # ---- nvidia-installer (inside the driver container) --------------------------------------
     _s("installer-kernel-headers", "kernel header file|kernel output path",
        r"the kernel header file '[^']*' does not exist|"
@@ -352,6 +374,23 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
        {"gpu-init": 2.5, "xid": 1.5}, (DMESG, LOG), True,
        examples=(_x("NVRM: fallen off the bus and is not responding to commands.",
                     OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c"),)),
+    # ---- NVML's own return codes, as its callers print them -----------------------------------
+    # go-nvml names the code (ERROR_LIB_RM_VERSION_MISMATCH) where nvidia-smi prints
+    # "Driver/library version mismatch": the loaded module and the library differ
+    _s("nvml-rm-version-mismatch", "error_lib_rm_version_mismatch",
+       r"\berror_lib_rm_version_mismatch\b", {"nvml-mismatch": 4.0}, (LOG, STATUS), True,
+       examples=(_x("W0312 10:02:10.000000 1 factory.go:107] nvml init failed: "
+                    "ERROR_LIB_RM_VERSION_MISMATCH", DP + "internal/plugin/factory.go"),
+                 _x("Failed to initialize NVML: ERROR_LIB_RM_VERSION_MISMATCH",
+                    "NVIDIA/go-nvml@v0.13.3-0:pkg/nvml/return.go"))),
+    # libnvidia-container's NVML calls failing on a GPU that faulted (it needs a reset, or fell
+    # off the bus): the container cannot start, but the runtime is not what broke
+    _s("nvml-gpu-fault-cli", "nvml error: gpu requires reset|nvml error: gpu is lost",
+       r"nvml error: gpu (?:requires reset|is lost)", {"xid": 4.0, "unhealthy": 1.0},
+       (LOG, EVENT, STATUS), True,
+       examples=(_x("nvidia-container-cli: detection error: nvml error: gpu requires reset", NVC),
+                 _x("stderr: nvidia-container-cli: initialization error: nvml error: gpu is lost: "
+                    "unknown", NVC))),
     # ---- k8s-device-plugin and GFD -------------------------------------------------------------
     # a MIG-enabled GPU without MIG devices (the layout was never applied, or was cleared)
     _s("plugin-mig-no-devices", "has no mig devices configured|has an invalid mig configuration",
