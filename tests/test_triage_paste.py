@@ -258,3 +258,18 @@ def test_ticket_wrapping_is_stripped_before_the_scan() -> None:
                  "[pod/nvidia-driver-daemonset-x/nvidia-driver-ctr] nouveau  2359296  0\n"):
         r = triage([("paste", text)])
         assert r.causes and r.causes[0].cause.id == "nouveau-loaded", text
+
+
+def test_a_config_block_ends_where_logfmt_lines_begin() -> None:
+    lines = ['version = 2', '[plugins."io.containerd.grpc.v1.cri"]', '  x=1',
+             'time="2026-01-21T12:32:09Z" level=fatal msg="Error: unable to load config"']
+    assert paste.toml_extent(lines) == (lines[:3], lines[3:])
+
+
+def test_a_filtered_dump_is_not_the_whole_config() -> None:
+    # `containerd config dump | head` shows the first lines: no runtimes there is no GX301
+    cut = "$ containerd config dump | head\nversion = 3\nroot = \"/var/lib/containerd\"\n"
+    whole = cut.replace(" | head", "")
+    assert "GX301" not in {c.cause.code for c in triage([("p", cut)]).causes
+                           if "check:GX301" in c.signatures}
+    assert "check:GX301" in {s for c in triage([("p", whole)]).causes for s in c.signatures}

@@ -191,6 +191,8 @@ def read_pasted(arg: str) -> Pasted:
 # ----- the paste as evidence: a partial Snapshot ----------------------------------------------
 PASTED_HOST = "pasted-node"
 ROOT_CONFIG = "etc/containerd/config.toml"  # BUNDLE.md nodes/<node>/files/ path
+# a pipeline that keeps part of the output (the first lines, the matching ones)
+_FILTERED = re.compile(r"\|\s*(?:head|tail|grep|egrep|fgrep|rg|sed|awk|cut|less|more)\b")
 
 
 class CMD:
@@ -475,7 +477,10 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                 # `journalctl -u <unit>`: every line is the unit's, whatever its layout
                 cmds[JOURNAL_CMD[part.unit]] = cmds.get(JOURNAL_CMD[part.unit], "") + t
             elif k == paste.CONTAINERD_DUMP:
-                files[ROOT_CONFIG] = _strip_imports(t)
+                if not _FILTERED.search(part.command):
+                    # a dump cut by a filter (`| head`, `| grep`) shows part of the config:
+                    # what it leaves out is not missing from the daemon's config
+                    files[ROOT_CONFIG] = _strip_imports(t)
                 mv = re.search(r"^version\s*=\s*(\d+)[ \t]*$", t, re.M)
                 first = DUMP_VERSION_FIRST.get(int(mv.group(1))) if mv else None
                 if first:

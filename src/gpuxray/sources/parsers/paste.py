@@ -464,6 +464,9 @@ def split_paste(text: str) -> list[Part]:
 
 
 _TOML_LINE = re.compile(r"^[ \t]*(?:#.*|\[.*|[\w.\"'-]+[ \t]*=.*|[\]}][ \t,]*|)$")
+# a logfmt line (``time="…" level=fatal msg="…"``: logrus's text format, what the toolkit and
+# containerd print) holds several ``key=value`` pairs; TOML holds one per line
+_LOGFMT = re.compile(r"^[ \t]*[\w.-]+=(?:\"[^\"\n]*\"|[^\s\"=]+)[ \t]+[\w.-]+=\S")
 
 
 def toml_extent(lines: list[str]) -> tuple[list[str], list[str]]:
@@ -479,7 +482,7 @@ def toml_extent(lines: list[str]) -> tuple[list[str], list[str]]:
         if depth > 0:
             depth = max(0, depth + ln.count("[") - ln.count("]"))
             continue
-        if not _TOML_LINE.match(ln):
+        if not _TOML_LINE.match(ln) or _LOGFMT.match(ln):
             return lines[:i], lines[i:]
         if "=" in ln and not ln.lstrip().startswith("#"):
             value = ln.split("=", 1)[1]
