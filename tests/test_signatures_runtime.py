@@ -13,6 +13,7 @@ from gpuxray.knowledge.signatures_runtime import RUNTIME_SIGNATURES
 # the code each family's lines must rank first, read from the code around each message
 EXPECTED = {
     "kubelet-plugin-stream-ended": "GX202",
+    "kubelet-plugin-dial-failed": "GX202",
     "admission-plugin-not-registered": "GX310",
     "admission-allocate-rpc-error": "GX310",
     "hook-subcommand-unknown": "GX307",

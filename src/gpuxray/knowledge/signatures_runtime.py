@@ -70,6 +70,18 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
        ("E0312 10:02:10.000000    1655 endpoint.go:106] listAndWatch ended unexpectedly for "
         "device plugin nvidia.com/gpu with error rpc error: code = Unavailable desc = transport "
         "is closing", K + "v1.20.0:pkg/kubelet/cm/devicemanager/endpoint.go")),
+    # kubelet could not call back the socket a plugin registered (the plugin's socket is not
+    # where kubelet looks: another kubelet root dir, or the plugin gone right after registering);
+    # the plugin reports it as its registration failing
+    _s("kubelet-plugin-dial-failed", "failed to dial device plugin|failed to get device plugin",
+       r"failed to dial device plugin with socketpath |failed to get device plugin options: ",
+       {"not-advertised": 2.5}, (LOG, JOURNAL), False,
+       ("E0312 10:02:10.000000    1655 manager.go:382] failed to dial device plugin with "
+        "socketPath /var/lib/kubelet/device-plugins/nvidia-gpu.sock: context deadline exceeded",
+        K + "v1.20.0:pkg/kubelet/cm/devicemanager/manager.go"),
+       ("Could not register device plugin: rpc error: code = Unknown desc = failed to get device "
+        "plugin options: rpc error: code = Unavailable desc = connection error",
+        K + "v1.20.0:pkg/kubelet/cm/devicemanager/manager.go")),
     # The device manager's other refusals at admission, wrapped as "Allocate failed due to %v,
     # which is unexpected": the resource is not (or no longer) registered, an old kubelet's
     # wording of it, and the plugin answering Allocate without a container response.
