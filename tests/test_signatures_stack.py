@@ -168,6 +168,9 @@ _ROUTINE = (
     "Assertion failure: selected configuration not currently applied",
     # NVIDIA/k8s-device-plugin@v0.20.0:internal/rm/health.go (health checks skipped, not failed)
     "Device GPU-5c0f2a11 is too old to support healthchecking.",
+    # nvidia-smi -q fields that are not the fabric registering
+    "        State                                          : Completed",
+    "    Performance State                     : P0",
     # Fabric Manager on success (https://github.com/NVIDIA/nvtrust/issues/128)
     "Successfully configured all the available NVSwitches to route GPU NVLink traffic. NVLink "
     "Peer-to-Peer support will be enabled once the GPUs are successfully registered with the "

@@ -21,6 +21,7 @@ from gpuxray.knowledge.signature_types import (
     EVENT,
     JOURNAL,
     LOG,
+    SMI,
     STATUS,
     VALIDATOR,
     Example,
@@ -615,6 +616,13 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                     "--cap-add SYS_ADMIN", "NVIDIA/dcgm-exporter@3.3.5-3.4.1:docker/"
                     "dcgm-exporter-entrypoint.sh"))),
     # ---- Fabric Manager -------------------------------------------------------------------------
+    # nvidia-smi -q's Fabric block: a GPU still registering with the NVLink fabric, which stays
+    # so while Fabric Manager (or NVLSM on NVLink5+) is not running; CUDA reports "system not
+    # yet initialized" meanwhile (a hint: registration also passes through it at boot)
+    _s("smi-fabric-in-progress", "in progress",
+       r"^\s*state\s*:\s*in progress\s*$", {"fm-missing": 2.0}, (SMI,),
+       examples=(_x("        State                                          : In Progress",
+                    "https://github.com/NVIDIA/gpu-operator/issues/2511"),)),
     # its config names a file or path it cannot use: it exits and the NVSwitch fabric stays down
     _s("fm-config-invalid", "fabric manager config file item",
        r"fabric manager config file item: \S+ has an invalid value",
