@@ -374,8 +374,6 @@ def toolkit_default_in_rendered_file(docs: list[Any]) -> list[CauseScore]:
 # k8s-device-plugin:<tag>``), run with ``--runtime=nvidia`` added, and its registration line
 # after it: the plugin works once the nvidia runtime starts it, so the DaemonSet's pods, which
 # get the default runtime, do not.
-_BY_HAND = re.compile(r"^[^\n]*\bdocker run\b[^\n]*--runtime[= ]nvidia\b[^\n]*"
-                      r"k8s-device-plugin[^\n]*$", re.M)
 _REGISTERED = re.compile(r"registered device plugin (?:for|with kubelet)")
 
 
@@ -384,8 +382,15 @@ def plugin_works_by_hand(text: str) -> list[CauseScore]:
     low = text[:MAX_TEXT].lower()
     if "k8s-device-plugin" not in low or "--runtime" not in low:
         return []
-    for m in _BY_HAND.finditer(low):
-        if _REGISTERED.search(low, m.end(), m.end() + 4000):
+    pos = 0
+    for line in low.split("\n"):
+        pos += len(line) + 1
+        cut = line[:4096]
+        run = cut.find("docker run")
+        if run < 0 or "k8s-device-plugin" not in cut:
+            continue
+        if any(cut.find(flag, run) > 0 for flag in ("--runtime=nvidia", "--runtime nvidia")) \
+                and _REGISTERED.search(low, pos, pos + 4000):
             return [_vote("runtime-not-default", 2.0, "plugin-registers-under-nvidia-runtime",
                           "the device plugin registers when docker starts it with "
                           "--runtime=nvidia")]
