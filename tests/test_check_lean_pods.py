@@ -168,3 +168,23 @@ def test_bad_inputs_give_the_same_answer_lean_or_whole(
     assert outs[0] == outs[1]
     if not keep_going:
         assert outs[0][0] == 2 and "pods.json" in outs[0][2]
+
+
+def test_finished_pods_stay_lean_and_failed_ones_are_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A Succeeded pod is read for nothing past its lean fields (it holds no GPU and is never
+    troubled); a Failed one may carry kubelet's admission refusal, so it is decoded whole."""
+    b = _operator({})()
+    tol = [dict(GPU_TOLERATION)]
+    b.pod("ml", "failed", node="gpu-2", gpus=8, tolerations=tol, phase="Failed")
+    b.pod("ml", "done-too", node="gpu-1", gpus=2, tolerations=tol, phase="Succeeded")
+    root = b.write(tmp_path / "b")
+    stream_in_small_pieces(monkeypatch)
+    monkeypatch.setattr(decode, "_WHOLE_PIECE_SHARE", 1.0)  # each wanted pod from its own text
+    monkeypatch.setenv("COLUMNS", "200")
+    snap = load_bundle_dir(root, lean_pods=True)
+    kind = {p.metadata.name: type(p).__name__ for p in snap.pods}
+    assert kind["done"] == kind["done-too"] == "PodLean"
+    assert kind["failed"] == "Pod" and kind["wants-8"] == "Pod"
+    _reports(root, capsys, monkeypatch)

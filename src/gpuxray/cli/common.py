@@ -89,10 +89,10 @@ def open_snapshot(opts: SourceOpts, *, core_pods: bool = False,
     reads whole pods (the API returns them whole anyway). ``lean_pods`` (``check``): a large
     bundle's pods as PodLean but for those a check may read whole (``sources/leanpods.py``).
 
-    ``kinds`` and ``log_nodes`` narrow what a *live* source reads (``sources/live.py``
+    ``kinds`` and ``log_nodes`` narrow what a source reads (``sources/live.py``
     ``snapshot_from``): a command lists only the kinds its output can depend on, and reads
-    operand logs only on the nodes it will look at. A bundle is read whole but for the logs,
-    which ``log_nodes`` narrows the same way.
+    operand logs only on the nodes it will look at. A bundle decodes only the cluster files of
+    ``kinds`` and reads the logs ``log_nodes`` names (``sources/bundle.py``).
 
     ``focus`` (namespace, pod) and ``core_enough`` (``why``): a bundle's pods are first decoded
     as PodCore but for the focused pod, which is decoded whole; where ``core_enough`` says the
@@ -113,7 +113,8 @@ def open_snapshot(opts: SourceOpts, *, core_pods: bool = False,
             if enough:
                 return
         with open_bundle(opts.bundle, lenient=opts.keep_going, core_pods=core_pods,
-                         log_nodes=log_nodes, lean_pods=lean_pods) as snap, _gc_paused():
+                         log_nodes=log_nodes, lean_pods=lean_pods,
+                         kinds=kinds) as snap, _gc_paused():
             yield _kept(snap)
         return
     try:

@@ -133,12 +133,15 @@ def _fleet_walk(snap: Snapshot) -> tuple[BoundWalk, RuntimeScan, OtherScreens]:
             if spec.runtime_class_name:
                 with_rc.append(pod)
         if type(pod) is lean:
-            # bound, Running, every container ready and never restarted, no status reason,
-            # init containers, GPU intent or ``-worker`` name (``sources/leanpods.py``): only
-            # the groupings, the node's live pods and the GPU-name screen apply
+            # bound, Running with every container ready and never restarted or Succeeded, no
+            # status reason, init containers, GPU intent or ``-worker`` name
+            # (``sources/leanpods.py``): only the groupings, and for a Running one the node's
+            # live pods and the GPU-name screen apply
             node = spec.node_name
             if groups:
                 by_node[node].append(pod)
+            if pod.status.phase == "Succeeded":  # as below: finished, nothing else applies
+                continue
             live[node].append(pod)
             if spec.overhead:
                 named.append(pod)

@@ -288,9 +288,9 @@ class PodStatusLean(PodStatusCore):
 
 
 class PodLean(PodCore):
-    """A healthy bound pod as ``gpuxray check`` reads it: the fields of :class:`Pod` but the
-    ones that only a pod in some trouble, an operand or a pending pod is read for
-    (labels, owners, tolerations, images, env values, container states, timestamps).
+    """A healthy bound pod (or a finished one) as ``gpuxray check`` reads it: the fields of
+    :class:`Pod` but the ones that only a pod in some trouble, an operand or a pending pod is
+    read for (labels, owners, tolerations, images, env values, container states, timestamps).
 
     Why: decoding those for 100k pods, and sharing the values they repeat to keep the memory
     down (``sources/shrink.py``), was about half of ``check`` on a bundle; most pods of a fleet

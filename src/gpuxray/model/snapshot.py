@@ -71,6 +71,11 @@ class Input(enum.StrEnum):
     METRICS = "metrics"
 
 
+#: the reason of an input a command left unread because its output does not depend on it (a
+#: live source does not list it, a bundle does not decode it); a check needing it says unknown
+NOT_REQUESTED = "not requested (this command does not read it)"
+
+
 @dataclass(frozen=True, slots=True)
 class InputState:
     """Whether an input was collected. ``source`` is where it came from (file or live URL)."""

@@ -17,7 +17,15 @@ import msgspec
 
 from gpuxray.errors import InputError
 from gpuxray.model import dra, k8s
-from gpuxray.model.snapshot import HostFacts, Input, InputState, Manifest, PodLog, Snapshot
+from gpuxray.model.snapshot import (
+    NOT_REQUESTED,
+    HostFacts,
+    Input,
+    InputState,
+    Manifest,
+    PodLog,
+    Snapshot,
+)
 from gpuxray.sources.archive import bundle_root, extract_bundle
 from gpuxray.sources.decode import Whole, decode_file, decode_one
 from gpuxray.sources.files import HOST_FILE_LIMIT, printable_name, read_tail, utf8_name
@@ -80,22 +88,22 @@ def is_bundle_dir(path: Path) -> bool:
 def open_bundle(path: str | os.PathLike[str], *, lenient: bool = False,
                 core_pods: bool = False, whole_pods: Collection[tuple[str, str]] = (),
                 log_nodes: LogNodes | None = None, lean_pods: bool = False,
-                ) -> Iterator[Snapshot]:
+                kinds: Collection[Input] | None = None) -> Iterator[Snapshot]:
     """Yield the Snapshot of a bundle directory or archive; temporary files go on exit.
-    ``core_pods``, ``whole_pods``, ``log_nodes`` and ``lean_pods``: see
+    ``core_pods``, ``whole_pods``, ``log_nodes``, ``lean_pods`` and ``kinds``: see
     :func:`load_bundle_dir`."""
     p = Path(path)
     if not p.exists():
         raise InputError(f"{p}: no such bundle")
     if p.is_dir():
         yield load_bundle_dir(p, lenient=lenient, core_pods=core_pods, whole_pods=whole_pods,
-                              log_nodes=log_nodes, lean_pods=lean_pods)
+                              log_nodes=log_nodes, lean_pods=lean_pods, kinds=kinds)
         return
     tmp = extract_bundle(p)
     try:
         yield load_bundle_dir(bundle_root(Path(tmp.name)), lenient=lenient, origin=str(p),
                               core_pods=core_pods, whole_pods=whole_pods, log_nodes=log_nodes,
-                              lean_pods=lean_pods)
+                              lean_pods=lean_pods, kinds=kinds)
     finally:
         tmp.cleanup()
 
@@ -140,7 +148,8 @@ def _manifest_error(manifest: Manifest, stem: str) -> str | None:
 
 def load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
                     core_pods: bool = False, whole_pods: Collection[tuple[str, str]] = (),
-                    log_nodes: LogNodes | None = None, lean_pods: bool = False) -> Snapshot:
+                    log_nodes: LogNodes | None = None, lean_pods: bool = False,
+                    kinds: Collection[Input] | None = None) -> Snapshot:
     """Read a bundle directory. The cyclic GC is paused while decoding: a fleet's objects hold
     millions of small dicts, and collections triggered mid-decode cost more than the decode
     itself (measured 3× on 100k pods); the objects form no cycles, refcounting frees them.
@@ -161,13 +170,20 @@ def load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
     :class:`~gpuxray.model.k8s.PodLean` but for the pods ``sources/leanpods.py`` wants whole
     (in trouble, operands, pending, GPU intent, with logs or warning events…). It is decoded
     after every other input, and after the logs, that tell which; errors are still raised in
-    the inputs' order. Not with ``core_pods`` or ``log_nodes``."""
+    the inputs' order. Not with ``core_pods`` or ``log_nodes``.
+
+    ``kinds``, as for a live source: only these cluster inputs are decoded, the others are
+    marked not requested (``capacity`` reads no events, workloads or quotas: a fleet's
+    20k events and 10k Deployments/ReplicaSets cost ~0.2 s to decode for nothing). The
+    version, host files and metrics are read all the same; a must-gather or dump is read
+    whole."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         return _load_bundle_dir(root, lenient=lenient, origin=origin, core_pods=core_pods,
                                 whole_pods=whole_pods, log_nodes=log_nodes,
-                                lean=lean_pods and not core_pods and log_nodes is None)
+                                lean=lean_pods and not core_pods and log_nodes is None,
+                                kinds=kinds)
     finally:
         if was_enabled:
             gc.freeze()
@@ -176,7 +192,8 @@ def load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
 
 def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
                      core_pods: bool = False, whole_pods: Collection[tuple[str, str]] = (),
-                     log_nodes: LogNodes | None = None, lean: bool = False) -> Snapshot:
+                     log_nodes: LogNodes | None = None, lean: bool = False,
+                     kinds: Collection[Input] | None = None) -> Snapshot:
     if root.is_dir() and not is_bundle_dir(root):
         # BUNDLE.md "Also accepted as input": NVIDIA must-gather, then ad-hoc kubectl dumps.
         from gpuxray.sources import dumps, mustgather
@@ -197,6 +214,7 @@ def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
 
     decoded: dict[Input, list[Any] | InputError] = {}
     found: dict[Input, Path] = {}
+    unread: dict[Input, Path] = {}  # present, not asked for (``kinds``)
     logs: dict[tuple[str, str, str], PodLog] | None = None
     # lean pods are told from the other inputs and the logs: decoded last, errors kept for
     # the inputs' order below
@@ -204,6 +222,9 @@ def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
     for inp in [*order, Input.PODS] if lean else order:
         f = _find(root, inp.value)
         if f is None:
+            continue
+        if kinds is not None and inp not in kinds:
+            unread[inp] = f
             continue
         found[inp] = f
         rel = f.relative_to(root).as_posix()
@@ -229,6 +250,10 @@ def _load_bundle_dir(root: Path, *, lenient: bool = False, origin: str = "",
         stem = inp.value
         f = found.get(inp)
         err = _manifest_error(manifest, stem)
+        if inp in unread:
+            inputs[inp] = InputState(False, unread[inp].relative_to(root).as_posix(),
+                                     NOT_REQUESTED)
+            continue
         if f is None:
             inputs[inp] = InputState(False, f"{stem}.json", err or "not collected")
             continue
@@ -351,11 +376,12 @@ def _load_hosts(root: Path) -> dict[str, HostFacts]:
     """Node files and command outputs. Credentials are redacted on the way in (a bundle written
     by other tools may carry them): registry auth in containerd configs and ``crictl info``,
     and anything credential-shaped in command outputs such as the journal."""
-    from gpuxray.sources.host import redact_host_text
-
     base = root / "nodes"
     if not base.is_dir():
         return {}
+    # imported only for host files: the redaction's parsers cost ~0.05 s of a command's start
+    from gpuxray.sources.host import redact_host_text
+
     out: dict[str, HostFacts] = {}
     for node_dir in sorted(base.iterdir()):
         if not node_dir.is_dir() or not utf8_name(node_dir.name):

@@ -41,6 +41,7 @@ from gpuxray import __version__
 from gpuxray.errors import SourceError
 from gpuxray.model import dra, k8s
 from gpuxray.model.snapshot import (
+    NOT_REQUESTED,
     OPERATOR_NAMESPACE_DEFAULT,
     Input,
     InputState,
@@ -465,9 +466,6 @@ def detect_operator_namespace(daemonsets: list[k8s.DaemonSet],
         if ds.metadata.name.startswith("nvidia-") and ds.metadata.namespace:
             return ds.metadata.namespace
     return OPERATOR_NAMESPACE_DEFAULT
-
-
-NOT_REQUESTED = "not requested (this command does not read it)"
 
 
 class _GroupVersion(msgspec.Struct):
