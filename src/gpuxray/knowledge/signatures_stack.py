@@ -42,6 +42,7 @@ OP = "NVIDIA/gpu-operator@v26.7.0:"
 OP239 = "NVIDIA/gpu-operator@v23.9.0:"
 OP249 = "NVIDIA/gpu-operator@v24.9.0:"
 DRV = "NVIDIA/gpu-driver-container@06a208ca:"
+DRV2409 = "NVIDIA/gpu-driver-container@24.09.04:"
 DP = "NVIDIA/k8s-device-plugin@v0.20.0:"
 DP13 = "NVIDIA/k8s-device-plugin@v0.13.0:"
 DP14 = "NVIDIA/k8s-device-plugin@v0.14.0:"
@@ -185,6 +186,45 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("failed to load nvidia-peermem module", DRV + "ubuntu22.04/nvidia-driver"),
                  _x("MOFED drivers are not ready, skipping probe to avoid container restarts...",
                     DRV + "rhel9/nvidia-driver"))),
+    # the Fedora/SLES/Photon flavours (retired after 24.09): the running kernel's packages are
+    # not in the repositories, or the repositories (and subscriptions) are out of reach
+    _s("driver-kernel-packages-absent", "failed to find kernel-|failed to install kernel "
+       "packages",
+       r"failed to find kernel-(?:headers|devel|core|modules-core)-\S+ in (?:repositories|koji)|"
+       r"failed to install kernel packages\. ensure sles subscription",
+       {"kernel-headers": 3.5}, (LOG,), True,
+       examples=(_x("Failed to find kernel-headers-6.5.6-300.fc39.x86_64 in repositories.",
+                    DRV2409 + "fedora/nvidia-driver"),
+                 _x("Failed to find kernel-headers-6.5.6-300.fc39.x86_64 in koji.",
+                    DRV2409 + "fedora/nvidia-driver"),
+                 _x("Failed to find kernel-devel-6.5.6-300.fc39.x86_64 in repositories.",
+                    DRV2409 + "fedora/nvidia-driver"),
+                 _x("FATAL: failed to install kernel packages. Ensure SLES subscription is "
+                    "available.", DRV2409 + "sle15/nvidia-driver"))),
+    _s("driver-repos-unreachable", "failed to reach|failed to install elfutils packages",
+       r"fatal: failed to reach (?:suse )?package repositories|"
+       r"fatal: failed to install elfutils packages\.?\s*$",
+       {"kernel-headers": 2.0, "driver-failing": 1.0}, (LOG,),
+       examples=(_x("FATAL: failed to reach package repositories.",
+                    DRV2409 + "fedora/nvidia-driver"),
+                 _x("FATAL: failed to reach SUSE package repositories.",
+                    DRV2409 + "sle15/nvidia-driver"),
+                 _x("FATAL: failed to install elfutils packages.",
+                    DRV2409 + "fedora/nvidia-driver"))),
+    # the vGPU manager's container: an older install it cannot remove, or a manager that will
+    # not stop (the modules stay held), and its daemon dying under it
+    _s("vgpu-manager-held", "cannot be removed|could not stop nvidia vgpu manager",
+       r"previous nvidia driver installation cannot be removed|"
+       r"could not stop nvidia vgpu manager",
+       {"driver-in-use": 2.5, "driver-failing": 1.0}, (LOG,),
+       examples=(_x("Previous NVIDIA driver installation cannot be removed. Exiting",
+                    DRV2409 + "vgpu-manager/ubuntu22.04/nvidia-driver"),
+                 _x("Could not stop NVIDIA vGPU Manager",
+                    DRV2409 + "vgpu-manager/ubuntu22.04/nvidia-driver"))),
+    _s("vgpu-manager-died", "nvidia-vgpu-mgr daemon is no longer running",
+       r"nvidia-vgpu-mgr daemon is no longer running", {"driver-failing": 2.0}, (LOG,),
+       examples=(_x("ERROR: nvidia-vgpu-mgr daemon is no longer running. Exiting.",
+                    DRV2409 + "vgpu-manager/ubuntu22.04/nvidia-driver"),)),
     # the kernel's modpost refusing the module build: the kernel is newer than the driver
     # branch supports (a GPL-only symbol the module now reaches)
     _s("module-build-gpl-symbol", "uses gpl-only symbol",
