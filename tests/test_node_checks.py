@@ -89,6 +89,15 @@ def test_gx503_unknown_lists_nodes_once(tmp_path: Path) -> None:
     assert u.params["file"] == "cmd/systemctl-show-containerd.txt"
 
 
+def test_gx503_unknown_on_many_nodes_counts_them(tmp_path: Path) -> None:
+    hosts = {f"gpu-{i}": healthy_host().drop("systemctl-show-containerd.txt",
+                                             "lib/systemd/system/containerd.service")
+             for i in range(40)}
+    [u] = of(run(tmp_path, hosts), "GX503", Status.UNKNOWN)
+    assert (len(u.params["nodes"]), u.params["node_count"]) == (40, 40)
+    assert len(u.message) < 200  # the nodes are listed in params, not in the message
+
+
 # ----- GX504 ---------------------------------------------------------------------------------
 
 def test_gx504_restart_timeline(tmp_path: Path) -> None:

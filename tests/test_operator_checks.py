@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from gpuxray.checks.engine import run_all
+from gpuxray.diagnose.incidents import node_keys
 from gpuxray.model.finding import Finding, Severity, Status
 from gpuxray.scenarios.builder import ClusterBuilder
 from gpuxray.scenarios.operator import add_gpu_operator
@@ -114,6 +115,18 @@ def test_untolerated_taint_names_each_operand(tmp_path: Path) -> None:
     assert all(f.subject.kind == "DaemonSet" and f.subject.namespace == NS for f in gx402)
     assert all(f.params["nodes"] == ["gpu-0"] and f.params["taint"] == "team=ml:NoSchedule"
                for f in gx402)
+
+
+def test_untolerated_taint_on_many_nodes_names_each_node_once(tmp_path: Path) -> None:
+    b = cluster({"taint": "gpu-0:team"})
+    b.find("nodes", "gpu-1")["spec"]["taints"].append(
+        {"key": "team", "value": "ml", "effect": "NoSchedule"})
+    gx402 = only(run(b, tmp_path), "GX402")
+    assert gx402
+    for f in gx402:
+        assert (f.params["nodes"], f.params["node_count"]) == (["gpu-0", "gpu-1"], 2)
+        assert "node" not in f.params  # ``node`` is one node's name, never a joined list
+        assert node_keys(f) == {"gpu-0", "gpu-1"}
 
 
 def test_tolerated_taint_is_fine(tmp_path: Path) -> None:

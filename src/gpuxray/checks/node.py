@@ -30,6 +30,7 @@ from gpuxray.engines.unit_restarts import restart_episodes
 from gpuxray.knowledge.xid import xid_info
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import CLUSTER, Evidence, Finding, Severity, Subject
+from gpuxray.model.incident import short_list
 from gpuxray.model.snapshot import Input, Snapshot
 
 HOSTS = (Input.HOSTS,)
@@ -49,16 +50,19 @@ def _containerd_facts(snap: Snapshot) -> list[NodeFacts]:
 
 
 def _unknown(code: str, missing: str, gaps: list[tuple[str, str]]) -> Iterator[Finding]:
-    """One unknown for all nodes lacking ``missing`` (``nodes/*/cmd/<file>``)."""
+    """One unknown for all nodes lacking ``missing`` (``nodes/*/cmd/<file>``): the nodes listed
+    once, in ``nodes`` (docs/json.md, "Unknowns about many nodes"); the message names the first
+    few and counts the rest, so a file missing on 3,000 nodes is not 3,000 names in the text."""
     if not gaps:
         return
     nodes = [n for n, _ in gaps]
     reasons = sorted({r for _, r in gaps})
     subject = Subject("Node", nodes[0]) if len(nodes) == 1 else CLUSTER
     path = f"nodes/{nodes[0]}/{missing}" if len(nodes) == 1 else f"nodes/*/{missing}"
-    f = unknown(code, subject, path, f"{'; '.join(reasons)} on {', '.join(nodes)}",
+    f = unknown(code, subject, path, f"{'; '.join(reasons)} on {short_list(nodes, 3)}",
                 evidence=[Evidence(f"nodes/{n}/{missing}", r) for n, r in gaps[:20]])
-    yield replace(f, params={**f.params, "nodes": nodes, "file": missing})
+    yield replace(f, params={**f.params, "nodes": nodes, "node_count": len(nodes),
+                             "file": missing})
 
 
 # ---------------------------------------------------------------------------------------------

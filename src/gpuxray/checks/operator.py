@@ -42,6 +42,7 @@ from gpuxray.knowledge.operands import (
 from gpuxray.knowledge.signatures import CAUSE_BY_ID
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import CLUSTER, Evidence, Finding, Severity, Subject
+from gpuxray.model.incident import short_list
 from gpuxray.model.k8s import DaemonSet, Node, Pod
 from gpuxray.model.snapshot import HostFacts, Input, Snapshot, memo
 
@@ -150,8 +151,14 @@ def operand_taint_untolerated(snap: Snapshot) -> Iterator[Finding]:
             evs.append(snap.ev(Input.DAEMONSETS, f"{ds.metadata.name} tolerations "
                                f"[{', '.join(tol)}]; DESIRED "
                                f"{ds.status.desired_number_scheduled}"))
+            # the nodes once, in ``nodes``: the message and ``where`` name one node or count
+            # them (a taint on every GPU node of a fleet listed thrice was 200 KB of one finding);
+            # ``node`` only where there is one, so it is always a node's name (incidents read it)
+            one: dict[str, Any] = {"node": names[0]} if len(names) == 1 else {}
             yield fail("GX402", ds_subject(ds), evs, daemonset=ds.metadata.name, taint=taint,
-                       node=", ".join(names), nodes=names)
+                       where=names[0] if one else f"{len(names)} GPU nodes "
+                                                  f"({short_list(names, 3)})",
+                       nodes=names, node_count=len(names), **one)
 
 
 # ----- GX403 -------------------------------------------------------------------------------

@@ -240,7 +240,7 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "Check NFD (feature.node.kubernetes.io/pci-10de.present) and the operator's labelling."),
     _c("GX402", "operand-taint-untolerated", E, "§1",
        "An operand DaemonSet does not tolerate a GPU node's taint, so it silently skips it.",
-       "{daemonset} does not tolerate taint {taint} of {node}",
+       "{daemonset} does not tolerate taint {taint} of {where}",
        "Add the toleration to the operand (ClusterPolicy daemonsets.tolerations)."),
     _c("GX403", "driver-not-ready", E, "§3",
        "The driver pod or host driver is failing.",
