@@ -383,3 +383,26 @@ def test_pasted_resources_that_ask_for_no_gpu() -> None:
 ])
 def test_no_resources_reading_when_a_gpu_is_asked_or_for_an_operand(text: str) -> None:
     assert "reading:resources-without-gpu" not in _readings(text)
+
+
+@pytest.mark.parametrize("toolkit,want", [
+    ("NVIDIA Container Toolkit CLI version 1.14.6", True),
+    ("image: nvcr.io/nvidia/k8s/container-toolkit:v1.17.3-ubuntu20.04", True),
+    ("NVIDIA Container Toolkit CLI version 1.17.4", False),
+])
+def test_a_toolkit_too_old_for_containerd_2s_config(toolkit: str, want: bool) -> None:
+    # v1.17.3 refuses config version 3, v1.17.4 reads it (NVIDIA/nvidia-container-toolkit
+    # pkg/config/engine/containerd/containerd.go at each tag)
+    text = ("$ containerd --version\ncontainerd github.com/containerd/containerd/v2 2.1.5 "
+            "fcd43222d6b07379a4be9786bda52438f0dd16a1\n\n$ nvidia-ctk --version\n" + toolkit + "\n")
+    got = "reading:toolkit-older-than-containerd-config" in _readings(text)
+    assert got == want
+    if want:
+        assert _codes(text)[0] == "GX409"
+
+
+def test_an_old_toolkit_on_containerd_1x_is_no_version_reading() -> None:
+    text = ("$ containerd --version\ncontainerd containerd.io 1.7.27 05044ec0a9a75232cad458027ca"
+            "83437aae3f4da\n\n$ nvidia-ctk --version\n"
+            "NVIDIA Container Toolkit CLI version 1.14.6\n")
+    assert "reading:toolkit-older-than-containerd-config" not in _readings(text)

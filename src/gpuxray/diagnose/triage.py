@@ -55,7 +55,7 @@ from gpuxray.knowledge.signatures import (
 from gpuxray.model.factory import fail
 from gpuxray.model.finding import Evidence, Finding, Severity, Status, Subject
 from gpuxray.model.snapshot import Snapshot
-from gpuxray.sources.parsers import paste, wide
+from gpuxray.sources.parsers import hostcmds, paste, wide
 from gpuxray.sources.parsers.cleanup import clean_lines
 from gpuxray.sources.parsers.paste import Part
 from gpuxray.sources.parsers.versions import parse_containerd_version, version_tuple
@@ -481,6 +481,38 @@ def containerd_1x_merge(snap: Snapshot, matches: list[Match]) -> list[CauseScore
     return []
 
 
+# The toolkit's containerd config engine knew versions 1 and 2 only up to v1.17.3 ("unsupported
+# config version: %v", NVIDIA/nvidia-container-toolkit@v1.17.3:pkg/config/engine/containerd/
+# containerd.go); v1.17.4 reads containerd 2.x's version 3 (@v1.17.4, same file). The toolkit's
+# version as a paste shows it: ``nvidia-ctk --version`` or the toolkit image's tag.
+TOOLKIT_READS_V3 = (1, 17, 4)
+_TOOLKIT_IMAGE = re.compile(r"\bk8s/container-toolkit:v?(\d+\.\d+\.\d+)")
+
+
+def toolkit_older_than_containerd(snap: Snapshot, text: str) -> list[CauseScore]:
+    """GX409: a containerd 2.x (its ``--version``, or a dump in config version 3) beside a
+    toolkit older than v1.17.4, which cannot read that config, so the nvidia runtime is never
+    written (a vote: the toolkit's own log says it)."""
+    low = text[:FILE_SCAN]
+    tk = hostcmds.ctk_version(low)
+    if not tk:
+        m = _TOOLKIT_IMAGE.search(low)
+        tk = m.group(1) if m else ""
+    tv = version_tuple(tk) if tk else None
+    if tv is None or tv >= TOOLKIT_READS_V3:
+        return []
+    for host in snap.hosts.values():
+        cv = parse_containerd_version(host.cmds.get("containerd-version.txt") or "")
+        ver = version_tuple(cv.version) if cv else None
+        if ver is not None and ver[0] >= 2:
+            cs = CauseScore(CAUSE_BY_ID["unsupported-stack"], 2.0)
+            cs.signatures.append("reading:toolkit-older-than-containerd-config")
+            cs.matched.append(f"toolkit {tk} reads containerd config versions 1 and 2 only; "
+                              f"containerd {cv.version if cv else ''} writes version 3")
+            return [cs]
+    return []
+
+
 # Distributions whose containerd reads its own file, not /etc/containerd/config.toml: k3s and
 # RKE2 render /var/lib/rancher/{k3s,rke2}/agent/etc/containerd/config.toml from a .tmpl, and
 # microk8s reads /var/snap/microk8s/current/args/containerd-template.toml (the operator's
@@ -763,6 +795,8 @@ def triage(texts: Iterable[tuple[str, str]],
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
                     + nodes_without_gpu_resource(evidence.snapshot)
+                    + toolkit_older_than_containerd(evidence.snapshot,
+                                                    "\n".join(t.text for t in inputs))
                     + containerd_1x_merge(evidence.snapshot, matches) + stage
                     + operand_table(evidence.parts) + readings(evidence.parts)
                     + applied_configs(evidence.plugin_configs))
