@@ -305,6 +305,18 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
        r"the nvidia[\w-]* kernel module was not created",
        {"driver-failing": 2.0, "kernel-headers": 1.0}, (LOG,),
        examples=(_x("ERROR: The nvidia kernel module was not created.", INST + "kernel.c"),)),
+    # the installer writing into a root that changes under it (mkdir failing with ENOENT, its
+    # own files gone right after install): in the driver container, a stale or vanished
+    # /run/nvidia/driver mount left by the previous driver pod
+    _s("installer-install-root-broken", "failure creating directory|unable to find installed "
+       "file",
+       r"failure creating directory '[^']*' : \(no such file or directory\)|"
+       r"unable to find installed file '[^']*' \(no such file or directory\)",
+       {"driver-failing": 2.5, "gpu-init": 0.5}, (LOG,),
+       examples=(_x("ERROR: Failure creating directory '/lib/firmware/nvidia' : (No such file or "
+                    "directory)", INST + "common-utils/common-utils.c"),
+                 _x("WARNING: Unable to find installed file '/lib/firmware/nvidia/580.126.20/"
+                    "gsp_ga10x.bin' (No such file or directory).", INST + "misc.c"))),
     # the GPU list check: a GPU only a legacy branch drives, or none the branch supports
     _s("installer-gpu-unsupported", "legacy linux graphics drivers|nvidia gpu supported by the",
        r"supported through nvidia legacy linux graphics drivers and will be ignored|"
