@@ -380,3 +380,15 @@ def test_html_wrapping_comes_off_before_the_signature_scan() -> None:
     r = triage([("paste", "<details><summary>smi</summary>\n<pre>No devices were found</pre>\n"
                           "</details>\n")])
     assert "smi-no-devices" in {s for c in r.causes for s in c.signatures}
+
+
+def test_a_driver_container_log_known_by_its_load_and_shutdown_lines() -> None:
+    # NVIDIA/gpu-driver-container ubuntu22.04/nvidia-driver: _load_driver and _shutdown's lines
+    log = ("Configuring the following firmware search path in '/sys/module/firmware_class/"
+           "parameters/path': /run/nvidia/driver/lib/firmware\nCaught signal\n"
+           "Stopping NVIDIA persistence daemon...\nUnloading NVIDIA driver kernel modules...\n"
+           "Unmounting NVIDIA driver rootfs...\n")
+    r = triage([("paste", log)])
+    assert r.causes and r.causes[0].cause.code == "GX403"
+    assert all(s.startswith("component:driver-container") for s in r.causes[0].signatures)
+    assert not r.decided

@@ -2570,7 +2570,11 @@ class Component:
 
 COMPONENTS: tuple[Component, ...] = (
     Component("driver-container",
-              r"nvidia software installer|starting installation of nvidia driver",
+              # its banner and install line, and the lines its load and shutdown steps print
+              # (_load_driver: the firmware search path; _shutdown: unload and unmount)
+              r"nvidia software installer|starting installation of nvidia driver|"
+              r"configuring the following firmware search path in|"
+              r"unloading nvidia driver kernel modules\.\.\.|unmounting nvidia driver rootfs\.\.\.",
               # its pod and container names, and the volumes only its DaemonSet mounts
               r"nvidia-driver-ctr|nvidia-driver-daemonset|k8s-driver-manager|"
               r"mlnx-ofed-usr-src|run-mellanox-drivers|nv-firmware",
@@ -2579,7 +2583,9 @@ COMPONENTS: tuple[Component, ...] = (
                ("driver-os-mismatch", 0.25), ("driver-in-use", 0.2)),
               DRV + "ubuntu22.04/nvidia-driver (banner \"NVIDIA Software Installer\", "
               "\"Starting installation of NVIDIA driver version %s\", \"Done, now waiting for "
-              "signal\"); " + OP + "assets/state-driver/0500_daemonset.yaml (volumes)"),
+              "signal\", \"Configuring the following firmware search path in '%s': %s\", "
+              "\"Unloading NVIDIA driver kernel modules...\", \"Unmounting NVIDIA driver "
+              "rootfs...\"); " + OP + "assets/state-driver/0500_daemonset.yaml (volumes)"),
     Component("fabric-manager", "",
               r"nv-fabricmanager|nvidia-fabricmanager\.service|fabric manager|nvswitch", "",
               (("fm-missing", 0.45), ("fm-version", 0.4)),
