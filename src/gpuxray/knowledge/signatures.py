@@ -550,7 +550,8 @@ SIGNATURES: tuple[Signature, ...] = (
                     "managers: error building device map: error building device map from "
                     "config.resources: error building GPU device map: at least one device with "
                     "migEnabled=true was not configured correctly: error visiting device: device "
-                    "0 has an invalid MIG configuration", DP + "internal/rm/device_map.go"),
+                    "0 has an invalid MIG configuration",
+                    "NVIDIA/k8s-device-plugin@v0.15.0:internal/rm/device_map.go"),
                  _x("At least one device with migEnabled=true was not configured correctly: "
                     "error visiting device", "NVIDIA/k8s-device-plugin@v0.9.0:mig-strategy.go"))),
     # the sharing/resources config the plugin cannot build devices from, or ignores in part
