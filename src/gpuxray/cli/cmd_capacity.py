@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from rich.text import Text
 
 from gpuxray.checks.engine import run_all
 from gpuxray.cli import reports
@@ -25,7 +24,6 @@ from gpuxray.errors import UsageError
 from gpuxray.model.finding import Finding
 from gpuxray.model.snapshot import Input, Snapshot
 from gpuxray.render import json as render_json
-from gpuxray.render import text as render_text
 
 #: capacity reads only names, node, phase and resources of a pod (engines/capacity.py,
 #: engines/usage.py, checks/capacity.py), so a bundle's pods are decoded as PodCore: half the
@@ -111,6 +109,11 @@ def command(output: str, node_name: str | None, show_pods: bool, **kw: Any) -> i
                                    for r in rows], output, snap, totals=totals(rows),
                                   allocated_known=pods_known)
             return 0
+        # the text renderer (and rich) only for text: ~35 ms of a JSON run's start
+        from rich.text import Text
+
+        from gpuxray.render import text as render_text
+
         con = out_console()
         if not snap.has(Input.PODS):
             how = ("taken from `kubectl describe node` sums" if pods_known else "unknown")
@@ -221,6 +224,8 @@ def _pod_of(snap: Snapshot, r: GpuRow, key: tuple[str, str, str]) -> str:
 
 
 def _print_pods(con: Any, pods: list[PodUsage], policy: str) -> None:
+    from gpuxray.render import text as render_text
+
     render_text.print_table(
         con, "GPU pods: allocation vs use" + (f" ({policy})" if policy else ""),
         ["namespace", "pod", "node", "GPUs", "util %", "util max %", "fb used MiB", "idle",

@@ -7,15 +7,16 @@ import gc
 import sys
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.console import Console
 
-from gpuxray.console import make_console
 from gpuxray.errors import UsageError
 from gpuxray.model.finding import Severity
 from gpuxray.model.snapshot import Input, Snapshot
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -160,10 +161,15 @@ def _gc_paused() -> Iterator[None]:
 
 
 def out_console(width: int | None = None) -> Console:
+    # rich is imported for text output only: a JSON report never loads it (~30 ms of a start)
+    from gpuxray.console import make_console
+
     return make_console(sys.stdout, width=width)
 
 
 def err_console() -> Console:
+    from gpuxray.console import make_console
+
     return make_console(sys.stderr)
 
 

@@ -206,7 +206,7 @@ def _walk(snap: Snapshot, pod: Pod) -> Gate1:
     results: list[dra.Allocation] = []
     n_ok = 0
     for node in alive[0]:  # otherwise three nodes that take the claims are enough to say so
-        r = dra.allocate(snap, pending, node)
+        r = _allocate(snap, pending, node, fit_key[2])
         if not r.ok and not r.error:
             refused.add(node.metadata.name)
             continue
@@ -250,6 +250,22 @@ def _walk(snap: Snapshot, pod: Pod) -> Gate1:
     g.add("all claims allocatable on one node", "fail", detail, ev)
     g.verdict = fail("GX217", subject, ev, detail=detail, nodes=len(admitted))
     return g
+
+
+def _allocate(snap: Snapshot, pending: list[ResourceClaim], node: Node,
+              specs: tuple[bytes, ...]) -> dra.Allocation:
+    """``dra.allocate`` once per node and set of claim specs: the pods of one template walk the
+    same nodes to the same picks (an answer names requests, never a claim), so the 400 pods of a
+    job allocate on a node once, not 400 times. An error, which names its claim, is not
+    shared."""
+    answers: dict[str, dra.Allocation] = memo(snap, ("dra-allocate", specs), dict)
+    name = node.metadata.name
+    r = answers.get(name)
+    if r is None:
+        r = dra.allocate(snap, pending, node)
+        if not r.error:
+            answers[name] = r
+    return r
 
 
 def _constraint_text(claims: list[ResourceClaim]) -> str:
