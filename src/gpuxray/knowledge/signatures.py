@@ -46,6 +46,7 @@ from gpuxray.knowledge.signature_types import (
 )
 from gpuxray.knowledge.signatures_runtime import RUNTIME_SIGNATURES
 from gpuxray.knowledge.signatures_stack import STACK_SIGNATURES
+from gpuxray.knowledge.signatures_workload import WORKLOAD_SIGNATURES
 
 # the types are re-exported: every reader of the catalog imports them from here
 __all__ = ["CONFIG", "DESCRIBE", "DMESG", "EVENT", "JOURNAL", "LOG", "SMI", "STATUS",
@@ -2414,6 +2415,7 @@ CHECK_CAUSE.setdefault("GX415", "dra-driver-down")
 SIGNATURES = SIGNATURES + DRA_SIGNATURES
 SIGNATURES = SIGNATURES + STACK_SIGNATURES
 SIGNATURES = SIGNATURES + RUNTIME_SIGNATURES
+SIGNATURES = SIGNATURES + WORKLOAD_SIGNATURES
 DISTINGUISH[frozenset({"dra-exhausted", "dra-selector"})] = (
     "`gpuxray why <pod>` over a bundle with `cluster/resourceslices.json` and "
     "`cluster/resourceclaims.json`: which request matches no device (GX212) or only taken ones "

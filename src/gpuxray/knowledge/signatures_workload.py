@@ -1,0 +1,261 @@
+"""Signatures of what users paste next to the stack's own logs: the workload's output, the
+container engine outside Kubernetes, a managed cloud's GPU node setup, and the scheduler's and
+kubelet's events (seed §4's symptom column, §8).
+
+Why a module of its own: these lines are printed by programs that are not part of the GPU
+Operator stack, yet they are often the only text a ticket carries ("my pod says CUDA unknown
+error"). Each family was read from the component that prints it, at the cited tag, or from the
+CUDA runtime's error string table, or from the public ticket it was pasted in:
+
+* the CUDA runtime and driver API's error strings (``cudaGetErrorString`` / ``cuGetErrorString``)
+  and the wording the frameworks wrap them in (PyTorch, TensorFlow, JAX/XLA);
+* ``nvidia-smi``'s own lines beyond NVML's error strings;
+* Docker and Podman run with GPUs (the engine's runtime table, CDI names an old engine takes for
+  paths);
+* GKE's GPU device plugin (``GoogleCloudPlatform/container-engine-accelerators``) and AKS's
+  node bootstrap (``Azure/AgentBaker``);
+* kube-scheduler's filter reasons the core catalog does not already hold.
+
+The CUDA error strings say little about *which* stack layer failed, so most families here vote
+for several causes with modest weights and are not deciding; a family decides only where one
+cause alone prints the line (the image's CUDA newer than the node's driver).
+"""
+
+from __future__ import annotations
+
+from gpuxray.knowledge.signature_types import (
+    DESCRIBE,
+    EVENT,
+    JOURNAL,
+    LOG,
+    SMI,
+    STATUS,
+    Example,
+    Signature,
+)
+
+TORCH = "pytorch/pytorch@v2.3.0:c10/cuda/CUDAFunctions.cpp"
+GKE = "GoogleCloudPlatform/container-engine-accelerators@v1.0.20:"
+AKS = "Azure/AgentBaker@v0.20260805.0:parts/linux/cloud-init/artifacts/cse_config.sh"
+K = "kubernetes/kubernetes@v1.30.0:"
+GH = "https://github.com/"
+
+_WORKLOAD = (LOG, STATUS)  # what a container prints: its log, its terminated status message
+_ENGINE = (EVENT, STATUS, DESCRIBE, LOG)  # an engine/runtime refusal at create
+
+
+def _s(id: str, needle: str, pattern: str, votes: dict[str, float], kinds: tuple[str, ...],
+       deciding: bool = False, *examples: tuple[str, str]) -> Signature:
+    return Signature(id, needle, pattern, tuple(votes.items()), kinds, deciding,
+                     tuple(Example(line, src) for line, src in examples))
+
+
+WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
+    # ---- CUDA error strings, as programs print them --------------------------------------
+    # cudaErrorInsufficientDriver as PyTorch words it (c10/cuda: "found version" is the
+    # driver's CUDA version): the wheel's CUDA is newer than the node's driver supports
+    _s("torch-driver-too-old", "driver on your system is too old",
+       r"the nvidia driver on your system is too old \(found version \d+\)",
+       {"cuda-requirement": 3.5}, _WORKLOAD, True,
+       ("UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found "
+        "version 12080). Please update your GPU driver by downloading and installing a new "
+        "version from the URL: http://www.nvidia.com/Download/index.aspx", TORCH),
+       ("RuntimeError: The NVIDIA driver on your system is too old (found version 12090)",
+        TORCH)),
+    # cudaErrorUnsupportedPtxVersion (222): the program carries PTX from a newer toolchain
+    # than the node's driver can JIT, the image's CUDA ahead of the driver
+    _s("cuda-ptx-unsupported-toolchain", "ptx was compiled with an unsupported toolchain",
+       r"the provided ptx was compiled with an unsupported toolchain",
+       {"cuda-requirement": 3.0}, _WORKLOAD, True,
+       ("CUDA error: the provided PTX was compiled with an unsupported toolchain.",
+        GH + "haotian-liu/LLaVA/issues/1418"),
+       ("Cuda failure: 222 the provided PTX was compiled with an unsupported toolchain.",
+        GH + "mit-han-lab/inter-operator-scheduler/issues/4")),
+    # cudaErrorCallRequiresNewerDriver (36): an API the image's runtime uses that the node's
+    # driver predates (a weaker sign of the same mismatch; an app may probe for it)
+    _s("cuda-call-requires-newer-driver", "not supported in the installed cuda driver",
+       r"api call is not supported in the installed cuda driver",
+       {"cuda-requirement": 2.5}, _WORKLOAD, False,
+       ("UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you "
+        "run some cuda functions before calling NumCudaDevices() that might have already set an "
+        "error? Error 36: API call is not supported in the installed CUDA driver", TORCH)),
+    # cudaErrorStubLibrary (34): the process loaded the toolkit's link-time stub libcuda.so,
+    # so no real driver library is in the container (nothing injected it: runc, or no GPU
+    # asked for), and a stubs directory on the library path stood in
+    _s("cuda-stub-library", "cuda driver is a stub library",
+       r"cuda driver is a stub library",
+       {"runtime-not-default": 1.5, "envvar-ignored": 1.25}, _WORKLOAD, False,
+       ("CUDA API Error at line 28: CUDA driver is a stub library",
+        GH + "xmake-io/xmake/issues/4686"),
+       ("Error: Could not detect active GPU device ID [CUDA driver is a stub library]",
+        GH + "NVIDIA/cutlass/issues/1636")),
+    # cudaErrorDevicesUnavailable (46): the GPU admits no further context (compute mode
+    # EXCLUSIVE_PROCESS or PROHIBITED, or another process holding it): on Kubernetes, a GPU
+    # shared between pods (time-slicing) that is set to exclusive mode; the wording changed in
+    # CUDA 11
+    _s("cuda-devices-busy", "busy or unavailable",
+       r"cuda-capable device\(s\) is/are busy or unavailable|"
+       r"all cuda-capable devices are busy or unavailable",
+       {"shared-memory": 1.0, "nvml-gpu-error": 0.5}, _WORKLOAD, False,
+       ("RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable",
+        GH + "AILab-CVC/YOLO-World/issues/385"),
+       ("RuntimeError: cuda runtime error (46) : all CUDA-capable devices are busy or "
+        "unavailable at /opt/conda/conda-bld/pytorch_1502004572321/work/torch/lib/THC/generic/"
+        "THCStorage.cu:66", GH + "pytorch/pytorch/issues/2704")),
+    # cuInit answering CUDA_ERROR_UNKNOWN (999): the device nodes are there but the driver
+    # will not give a context. In a container that ran fine before, the device cgroup rules
+    # were reset under it; at first start, the host's driver (nvidia-uvm not loaded, a GPU in a
+    # bad state). Every framework wraps it in its own words.
+    _s("cuda-unknown-error", "unknown error",
+       r"cuda unknown error - this may be due to an incorrectly set up environment|"
+       r"found an unknown error - this may be due to an incorrectly set up environment|"
+       r"failed call to cuinit: (?:internal: cuda error: failed call to cuinit: )?"
+       r"cuda_error_unknown\b",
+       {"device-lost": 1.5, "nvml-init": 1.0, "nvml-gpu-error": 0.5}, _WORKLOAD, False,
+       ("RuntimeError: CUDA unknown error - this may be due to an incorrectly set up "
+        "environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. "
+        "Setting the available devices to be zero.", TORCH),
+       ("E0508 18:40:25.340945  8217 common_gpu.cc:55] Found an unknown error - this may be due "
+        "to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES "
+        "after program start. I will set the available devices to be zero.",
+        GH + "pytorch/pytorch/issues/7377"),
+       ("2020-06-01 16:16:58.387976: E tensorflow/stream_executor/cuda/cuda_driver.cc:318] "
+        "failed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error",
+        "tensorflow/tensorflow@v2.3.0:tensorflow/stream_executor/cuda/cuda_driver.cc"),
+       ("2026-01-22 22:32:40.809897: E external/xla/xla/stream_executor/cuda/"
+        "cuda_platform.cc:51] failed call to cuInit: INTERNAL: CUDA error: Failed call to "
+        "cuInit: CUDA_ERROR_UNKNOWN: unknown error",
+        GH + "KosinskiLab/AlphaPulldown/issues/571")),
+    # ---- frameworks finding no driver in the container ------------------------------------
+    # TensorFlow's loader (and any program linked to libcuda) finding no driver library: none
+    # was injected (the pod under runc, or it asked for no GPU); TensorFlow then reports cuInit
+    # failing with the stub's own code 303. Not nvidia-container-cli's wording, which is its
+    # own family.
+    _s("libcuda-not-found", "libcuda.so.1|unknown error (303)",
+       r"^(?!.*nvidia-container-cli)(?:.*could not load dynamic library 'libcuda\.so\.1'|"
+       r".*libcuda\.so\.1: cannot open shared object file|"
+       r".*failed call to cuinit: unknown error \(303\))",
+       {"runtime-not-default": 1.5, "envvar-ignored": 1.25, "nvml-init": 0.5}, _WORKLOAD, False,
+       ("2021-05-17 16:30:37.270382: W tensorflow/stream_executor/platform/default/"
+        "dso_loader.cc:55] Could not load dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: "
+        "cannot open shared object file: No such file or directory",
+        "tensorflow/tensorflow@v2.3.0:tensorflow/stream_executor/platform/default/"
+        "dso_loader.cc"),
+       ("2022-09-07 05:24:22.256586: W tensorflow/stream_executor/cuda/cuda_driver.cc:269] "
+        "failed call to cuInit: UNKNOWN ERROR (303)",
+        "tensorflow/tensorflow@v2.10.0:tensorflow/stream_executor/cuda/cuda_driver.cc")),
+    # TensorFlow's diagnostics reading /proc/driver/nvidia/version: that file is the loaded
+    # kernel module's, visible in any container on a node where the driver is loaded, so its
+    # absence means no driver on this node (or a node without GPUs: the pod asked for none)
+    _s("tf-kernel-driver-absent", "kernel driver does not appear to be running",
+       r"kernel driver does not appear to be running on this host \(\S*\): "
+       r"/proc/driver/nvidia/version does not exist",
+       {"nvml-init": 1.25, "envvar-ignored": 1.0}, _WORKLOAD, False,
+       ("2023-03-14 01:14:42.776285: I tensorflow/compiler/xla/stream_executor/cuda/"
+        "cuda_diagnostics.cc:156] kernel driver does not appear to be running on this host "
+        "(c4df3ead4b0c): /proc/driver/nvidia/version does not exist",
+        "tensorflow/tensorflow@v2.12.0:tensorflow/compiler/xla/stream_executor/cuda/"
+        "cuda_diagnostics.cc")),
+    # JAX finding no GPU backend: no GPU reached the process (or the jaxlib is CPU-only, so a
+    # weak vote)
+    _s("jax-no-gpu", "no gpu/tpu found|no visible gpu devices",
+       r"no gpu/tpu found, falling back to cpu|failed_precondition: no visible gpu devices",
+       {"envvar-ignored": 1.0, "runtime-not-default": 1.0}, _WORKLOAD, False,
+       ("No GPU/TPU found, falling back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more "
+        "info.)", GH + "jax-ml/jax/issues/17624"),
+       ("jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: No visible GPU devices.",
+        GH + "jax-ml/jax/issues/28376")),
+    # ---- nvidia-smi's own lines ------------------------------------------------------------
+    # newer nvidia-smi follows NVML's "Driver/library version mismatch" with the user-space
+    # library's version, on its own line (the paste's first line is often cut)
+    _s("smi-nvml-library-version", "nvml library version",
+       r"^\s*nvml library version: \d+\.\d+",
+       {"nvml-mismatch": 3.0}, (SMI, LOG), False,
+       ("NVML library version: 570.124", GH + "tinygrad/open-gpu-kernel-modules/issues/47"),
+       ("NVML library version: 550.144", GH + "intel/llvm/issues/17614")),
+    # the GPU's infoROM failing its checksum: nvidia-smi warns and exits 14; AKS's node
+    # bootstrap fails the node on it (ERR_GPU_INFO_ROM_CORRUPTED). The board, not the stack.
+    _s("smi-inforom-corrupted", "inforom is corrupted",
+       r"inforom is corrupted at gpu\s*[0-9a-f:.]+",
+       {"nvml-gpu-error": 2.0}, (SMI, LOG), False,
+       ("WARNING: infoROM is corrupted at gpu 0000:B3:00.0", GH + "NVIDIA/gpu-operator/issues/20"),
+       ("WARNING: infoROM is corrupted at gpu 0000:00:1E.0", GH + "pytorch/pytorch/pull/87464")),
+    # ---- Docker and Podman ------------------------------------------------------------------
+    # Docker before 19.03's wording of a --runtime=nvidia the daemon's runtime table lacks
+    # (daemon.json without the nvidia runtime, or dockerd not reloaded after it was added)
+    _s("docker-unknown-runtime-specified", "unknown runtime specified",
+       r"unknown runtime specified nvidia",
+       {"handler-missing": 2.5, "runtime-not-default": 1.0}, _ENGINE, True,
+       ("docker: Error response from daemon: Unknown runtime specified nvidia.",
+        GH + "NVIDIA/nvidia-docker/issues/838")),
+    # an engine that does not know CDI names takes nvidia.com/gpu=all for a device path and
+    # stats it: Podman before 4.1, or a compose client that passes it as a device mapping.
+    # The engine is too old for the CDI request, not the spec missing.
+    _s("engine-cdi-name-as-path", "stat nvidia.com/",
+       r"stat nvidia\.com/[\w.-]+=[\w.:-]+: no such file or directory",
+       {"unsupported-stack": 2.5, "cdi-unresolvable": 1.0}, _ENGINE, False,
+       ("Error: stat nvidia.com/gpu=all: no such file or directory",
+        GH + "podman-container-tools/podman/issues/24474"),
+       ("Error: stat nvidia.com/gpu=0: no such file or directory",
+        GH + "podman-container-tools/podman/issues/20257"),
+       ("Error response from daemon: container create: stat nvidia.com/gpu=all: no such file "
+        "or directory", GH + "podman-container-tools/podman/issues/28309")),
+    # the engine (docker, podman, or kubelet's old in-tree GPU support) adding /dev/nvidiaN or
+    # /dev/nvidiactl as a plain device that the host does not have: no driver loaded there
+    _s("engine-nvidia-device-node-missing", "while adding custom device",
+       r"error gathering device information while adding custom device \W*/dev/nvidia",
+       {"nvml-init": 2.0, "driver-failing": 0.5}, _ENGINE, False,
+       ("Failed to start container with docker id aa5a0319488f with error: Error response from "
+        'daemon: {"message":"linux runtime spec devices: error gathering device information '
+        'while adding custom device \\"/dev/nvidia0\\": lstat /dev/nvidia0: no such file or '
+        'directory"}', GH + "k8sp/sextant/issues/397"),
+       ("docker: Error response from daemon: linux runtime spec devices: error gathering device "
+        'information while adding custom device "/dev/nvidia0": lstat /dev/nvidia0: no such file '
+        "or directory.", GH + "kersny/airsim_nvidia_docker/issues/4")),
+    # ---- GKE's GPU device plugin (container-engine-accelerators) ------------------------
+    # the plugin's MIG manager finding the GPUs not partitioned as the node pool's
+    # gpu-partition-size asks (the partition_gpu init step did not run or failed): it never
+    # starts, so no nvidia.com/gpu is advertised
+    _s("gke-plugin-mig-partitions", "mig device manager|partitioned as expected|"
+       "expected partition count",
+       r"failed to start mig device manager: |not all gpus are partitioned as expected|"
+       r"number of partitions \(\d+\) for gpu \S+ does not match expected partition count",
+       {"mig-failed": 3.0, "not-advertised": 0.5}, (LOG,), True,
+       ("E0312 10:02:10.000000       1 nvidia_gpu.go:117] failed to start GPU device manager: "
+        "failed to start mig device manager: Number of partitions (0) for GPU nvidia0 does not "
+        "match expected partition count (7)", GKE + "pkg/gpu/nvidia/mig/mig.go"),
+       ("failed to start GPU device manager: failed to start mig device manager: Not all GPUs "
+        "are partitioned as expected. Total number of GPUs: 8, number of partitioned GPUs: 0",
+        GKE + "pkg/gpu/nvidia/mig/mig.go")),
+    # MPS sharing asked for but the MPS control daemon is not up on the node: the plugin
+    # retries start forever and advertises nothing
+    _s("gke-plugin-mps-not-running", "nvidia mps is not running on this node",
+       r"nvidia mps is not running on this node",
+       {"not-advertised": 2.5}, (LOG,), False,
+       ("E0312 10:02:10.000000       1 nvidia_gpu.go:117] failed to start GPU device manager: "
+        "NVIDIA MPS is not running on this node: failed to health check NVIDIA MPS: exit status 1",
+        GKE + "pkg/gpu/nvidia/manager.go")),
+    # the plugin failing to reach or register with kubelet's device-plugin socket
+    _s("gke-plugin-kubelet-register", "to kubelet service",
+       r"device-plugin: cannot (?:connect|register) to kubelet service",
+       {"not-advertised": 3.0}, (LOG,), True,
+       ("device-plugin: cannot register to kubelet service: rpc error: code = Unavailable desc "
+        "= connection error", GKE + "pkg/gpu/nvidia/beta_plugin.go"),
+       ("device-plugin: cannot connect to kubelet service: context deadline exceeded",
+        GKE + "pkg/gpu/nvidia/beta_plugin.go")),
+    # ---- AKS node bootstrap (AgentBaker's CSE) ------------------------------------------------
+    # the node's GPU driver install step failing: the node joins without a working driver
+    _s("aks-gpu-driver-install-failed", "failed to install gpu driver",
+       r"failed to install gpu driver, exiting",
+       {"driver-failing": 1.5, "nvml-init": 1.0}, (LOG, JOURNAL), False,
+       ("Failed to install GPU driver, exiting...", AKS)),
+    # ---- kube-scheduler filter reasons --------------------------------------------------------
+    # cordoned nodes (spec.unschedulable): like a taint, they are excluded before resources
+    # are counted; when the same message also says Insufficient nvidia.com/…, some node passed
+    # the filter, so the cordon is not why
+    _s("scheduler-node-unschedulable", "node(s) were unschedulable",
+       r"^(?!.*insufficient nvidia\.com/).*\d+ node\(s\) were unschedulable",
+       {"taint-selector": 2.0}, (EVENT, DESCRIBE), False,
+       ("0/2 nodes are available: 2 node(s) were unschedulable.",
+        K + "pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go")),
+)
