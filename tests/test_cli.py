@@ -76,7 +76,8 @@ def test_demo_runs_and_finds_the_incident(gx: Run) -> None:
             ("GX411", "gpu-3")} <= related
     gx501 = next(f for f in doc["why"]["related"] if f["code"] == "GX501")
     assert gx501["evidence"][0]["source"].endswith("conf.d/registry.toml")
-    codes = {(f["code"], f["subject"]["name"]) for f in doc["findings"] if f["status"] == "fail"}
+    codes = {(f["code"], s["name"]) for f in doc["findings"] if f["status"] == "fail"
+             for s in f.get("subjects", [f["subject"]])}  # a folded entry: each of its subjects
     assert ("GX501", "gpu-1") not in codes and ("GX202", "train-llm-0") in codes
     assert {("GX411", "gpu-2"), ("GX601", "eval-nightly-28411"), ("GX604", "gpu-3")} <= codes
     idle = next(f for f in doc["findings"] if f["code"] == "GX601")

@@ -188,3 +188,27 @@ def test_own_values_fold_only_what_they_explain() -> None:
     doc = document([a, b, c, d])
     assert doc["findings"][0]["subject_params"] == [{"nodes": ["n-1"]}, {"nodes": ["n-2"]}]
     assert "subject_params" not in doc["findings"][1]
+
+
+def test_the_same_gpu_loss_on_many_nodes_folds_keeping_each_node(tmp_path: Path) -> None:
+    from gpuxray.scenarios.builder import ClusterBuilder
+    from gpuxray.scenarios.operator import add_gpu_operator
+
+    b = ClusterBuilder()
+    nodes = ["gpu-0", "gpu-1", "gpu-2", "gpu-3"]
+    for n in nodes:
+        b.node(n, gpus=4 if n == "gpu-3" else 8)
+    add_gpu_operator(b, nodes, broken={"handler": ",".join(nodes)})  # all stop advertising
+    with open_bundle(b.write(tmp_path / "b")) as snap:
+        findings = run_all(snap, ["GX604"])
+    assert sorted(f.subject.name for f in findings) == nodes
+    entries = document(findings)["findings"]
+    # gpu-0..2 lost 8 GPUs each: one entry naming each node; gpu-3 lost 4: its own entry
+    assert sorted((len(e.get("subjects", [1])), e["params"]["missing"]) for e in entries) == [
+        (1, 4), (3, 8)]
+    [e] = [e for e in entries if "subjects" in e]
+    assert [s["name"] for s in e["subjects"]] == ["gpu-0", "gpu-1", "gpu-2"]
+    assert e["subject_params"] == [{"node": n} for n in ("gpu-0", "gpu-1", "gpu-2")]
+    by_node = {f.subject.name: f for f in findings}
+    for one in _expand([e]):  # each node's message, from the entry alone
+        assert one["message"] == by_node[one["subject"]["name"]].message

@@ -203,6 +203,8 @@ def advertised_below_physical(snap: Snapshot) -> Iterator[Finding]:
         expected = physical * replicas
         if row.capacity >= expected:
             continue
+        # the node's name is its own (Finding.own): the same loss on many nodes — a handler
+        # gone fleet-wide — folds into one JSON entry listing each node (docs/json.md)
         yield fail("GX604", _node(row.node),
                    [snap.ev(Input.NODES, f"{row.node}: status.capacity[{row.resource}]="
                                          f"{row.capacity}, allocatable {row.allocatable}; "
@@ -210,4 +212,4 @@ def advertised_below_physical(snap: Snapshot) -> Iterator[Finding]:
                    node=row.node, resource=row.resource, capacity=row.capacity,
                    allocatable=row.allocatable, physical=physical, replicas=replicas,
                    expected=expected, missing=expected - row.capacity,
-                   plugin_gone=row.capacity == 0)
+                   plugin_gone=row.capacity == 0, own=("node",))
