@@ -212,3 +212,27 @@ def test_the_same_gpu_loss_on_many_nodes_folds_keeping_each_node(tmp_path: Path)
     by_node = {f.subject.name: f for f in findings}
     for one in _expand([e]):  # each node's message, from the entry alone
         assert one["message"] == by_node[one["subject"]["name"]].message
+
+
+def test_the_handler_gone_on_many_nodes_is_one_chain_entry(tmp_path: Path) -> None:
+    from gpuxray.scenarios.builder import ClusterBuilder
+    from gpuxray.scenarios.operator import add_gpu_operator
+
+    b = ClusterBuilder()
+    nodes = ["gpu-0", "gpu-1", "gpu-2"]
+    for n in nodes:
+        b.node(n, gpus=8)
+    add_gpu_operator(b, nodes, broken={"handler": ",".join(nodes)})
+    with open_bundle(b.write(tmp_path / "b")) as snap:
+        findings = run_all(snap, ["GX411"])
+    assert sorted(f.subject.name for f in findings) == nodes
+    [e] = document(findings)["findings"]
+    assert [s["name"] for s in e["subjects"]] == nodes
+    by_node = {f.subject.name: f for f in findings}
+    # each node's own values: its name, its chain, its plugin pod, the operand pods cited
+    assert [p["plugin"] for p in e["subject_params"]] == [
+        by_node[n].params["plugin"] for n in nodes]
+    assert len({p["plugin"] for p in e["subject_params"]}) == 3
+    for one in _expand([e]):
+        f = by_node[one["subject"]["name"]]
+        assert one["message"] == f.message and one["params"] == f.params

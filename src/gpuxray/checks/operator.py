@@ -571,6 +571,7 @@ def operand_runtime_chain(snap: Snapshot) -> Iterator[Finding]:
         return
     m = default_matcher()
     by_node: dict[str, list[Evidence]] = {}
+    pod_of: dict[Evidence, str] = {}  # an event line's operand pod
     for pod in snap.pods_by_namespace.get(ns, []):
         if not pod.spec.node_name:
             continue
@@ -579,8 +580,10 @@ def operand_runtime_chain(snap: Snapshot) -> Iterator[Finding]:
         for e in snap.events_for("Pod", ns, pod.metadata.name):
             for sig in m.match_line(e.message):
                 if sig.id in ("no-runtime-handler", "cri-handler-unknown"):
-                    by_node.setdefault(pod.spec.node_name, []).append(snap.ev(
-                        Input.EVENTS, f"{pod.metadata.name}: {e.reason}: {e.message[:300]}"))
+                    ev = snap.ev(Input.EVENTS,
+                                 f"{pod.metadata.name}: {e.reason}: {e.message[:300]}")
+                    pod_of[ev] = pod.metadata.name
+                    by_node.setdefault(pod.spec.node_name, []).append(ev)
     if fn is not None:
         uses_rc = any(ds.spec.template.spec.runtime_class_name == handler
                       for ds in operand_daemonsets(snap))
@@ -603,14 +606,22 @@ def operand_runtime_chain(snap: Snapshot) -> Iterator[Finding]:
         evs = all_evs[:4]
         gnode = snap.node_by_name.get(name)
         plugin = operand_pod_on(snap, DEVICE_PLUGIN, name)
+        state = pod_state(plugin) if plugin is not None else None
+        advertised = _advertised(gnode) if gnode is not None else None
         links = [f"containerd on {name} has no {handler!r} handler"]
         if plugin is not None:
-            links.append(f"device plugin {plugin.metadata.name} cannot start "
-                         f"({pod_state(plugin)})")
+            links.append(f"device plugin {plugin.metadata.name} cannot start ({state})")
         else:
             links.append("no device plugin pod running on the node")
-        if gnode is not None:
-            links.append(f"node {_advertised(gnode)}")
-            evs.append(snap.ev(Input.NODES, f"{name} {_advertised(gnode)}"))
+        if advertised is not None:
+            links.append(f"node {advertised}")
+            evs.append(snap.ev(Input.NODES, f"{name} {advertised}"))
+        # the chain is the node's, its plugin pod's and its operand pods' names around what
+        # is compared (handler, plugin_state, advertised): those names are the finding's own,
+        # so the handler gone on many nodes is one JSON entry listing each node (docs/json.md)
+        pods = list(dict.fromkeys(pod_of[e] for e in evs if e in pod_of))
         yield fail("GX411", node_subject(name), evs[:MAX_EVIDENCE], node=name,
-                   chain=" → ".join(links), handler=handler)
+                   chain=" → ".join(links), handler=handler,
+                   plugin=plugin.metadata.name if plugin is not None else None,
+                   plugin_state=state, advertised=advertised, pods=pods,
+                   own=("node", "chain", "plugin", "pods"))
