@@ -9,16 +9,19 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from gpuxray.checks.registry import check
 from gpuxray.engines.capacity import GpuRow, capacity_rows, label_base
 from gpuxray.engines.migstate import node_mig_states
-from gpuxray.engines.nodefacts import NodeFacts, node_facts
 from gpuxray.engines.sharing import node_sharing
 from gpuxray.engines.usage import SHARED_MODES, PodUsage, pod_usage, usage_of
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import Evidence, Finding, Severity, Subject
 from gpuxray.model.snapshot import Input, Snapshot
+
+if TYPE_CHECKING:
+    from gpuxray.engines.nodefacts import NodeFacts
 
 
 def _node(name: str) -> Subject:
@@ -185,7 +188,11 @@ def advertised_below_physical(snap: Snapshot) -> Iterator[Finding]:
     capacity means devices the plugin no longer lists (lost, or gone with the plugin); unhealthy
     ones still count in capacity (GX203 covers capacity > allocatable)."""
     sharing = node_sharing(snap)
-    facts = node_facts(snap) if snap.has(Input.HOSTS) else {}
+    facts: dict[str, NodeFacts] = {}
+    if snap.has(Input.HOSTS):  # the host parsers load only for host files (~25 ms of a start)
+        from gpuxray.engines.nodefacts import node_facts
+
+        facts = node_facts(snap)
     for row in capacity_rows(snap):
         base = label_base(row.resource)
         physical, counted = row.physical_gpus, f"label {base}.count={row.physical_gpus}"

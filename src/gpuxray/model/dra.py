@@ -21,7 +21,8 @@ kubernetes/kubernetes@v1.34.0:staging/src/k8s.io/api/resource/v1/types.go; the N
 computedomain.go.
 """
 
-from __future__ import annotations
+# Annotations stay real objects: msgspec would compile each string annotation of the Structs
+# here on first decode (see model/k8s.py).
 
 import msgspec
 

@@ -6,7 +6,9 @@ fields are ignored, missing ones take Kubernetes defaults. ``gc=False`` is safe 
 objects never form reference cycles.
 """
 
-from __future__ import annotations
+# Annotations stay real objects (no ``from __future__ import annotations``): msgspec reads a
+# Struct's string annotations on its first decode with one compile() each — ~350 per
+# ``check``, ~0.1 s of every start.
 
 from collections.abc import Sequence
 from typing import Any

@@ -4,7 +4,8 @@ Absent files are "not collected" (never "empty"), ``manifest.json`` errors mark 
 collector could not read, and every input keeps the path it came from for evidence.
 """
 
-from __future__ import annotations
+# Annotations stay real objects: msgspec would compile each string annotation of the Structs
+# here on first decode (see model/k8s.py).
 
 import contextlib
 import gc

@@ -5,7 +5,8 @@ msgspec decodes JSON straight into the Structs (fast path); YAML goes through th
 then ``msgspec.convert``. Errors become one-line :class:`InputError` naming the file.
 """
 
-from __future__ import annotations
+# Annotations stay real objects: msgspec would compile each string annotation of the Structs
+# here on first decode (see model/k8s.py).
 
 import io
 import mmap

@@ -7,7 +7,8 @@ repeats the whole spec, env values included). Checks read env *names* and non-se
 as ``NVIDIA_VISIBLE_DEVICES``, which are kept. The rules are data, tested one by one.
 """
 
-from __future__ import annotations
+# Annotations stay real objects: msgspec would compile each string annotation of the Structs
+# here on first decode (see model/k8s.py).
 
 import re
 from typing import Any
