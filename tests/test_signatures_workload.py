@@ -26,6 +26,16 @@ EXPECTED = {
     "docker-unknown-runtime-specified": "GX301",
     "engine-cdi-name-as-path": "GX409",
     "engine-nvidia-device-node-missing": "GX304",
+    "ngc-driver-not-detected": "GX514",
+    "ngc-compat-unavailable": "GX311",
+    "ngc-built-for-newer-driver": "GX311",
+    "ollama-no-gpu": "GX303",
+    "pynvml-library-not-found": "GX514",
+    "vllm-device-type-unknown": "GX303",
+    "cuda-ecc-uncorrectable": "GX505",
+    "engine-gpus-flag-unknown": "GX409",
+    "cos-installer-download-failed": "GX403",
+    "cos-installer-headers-missing": "GX403",
     "gke-plugin-mig-partitions": "GX407",
     "gke-plugin-mps-not-running": "GX202",
     "gke-plugin-kubelet-register": "GX202",
@@ -39,6 +49,8 @@ EXPECTED_CAUSE = {
     "smi-inforom-corrupted": "nvml-gpu-error",
     "engine-nvidia-device-node-missing": "nvml-init",
     "tf-kernel-driver-absent": "nvml-init",
+    "cos-installer-download-failed": "driver-failing",
+    "cos-installer-headers-missing": "kernel-headers",
 }
 
 
@@ -78,6 +90,11 @@ def test_each_real_line_ranks_its_cause_first(sig: Signature) -> None:
     # PyTorch's too-old driver outranks the generic unknown/no-device lines beside it
     ("RuntimeError: The NVIDIA driver on your system is too old (found version 11040)\n"
      "RuntimeError: No CUDA GPUs are available", "GX311", "cuda-requirement"),
+    # the NGC banner's compatibility check with the detected version: the image's CUDA
+    # ahead of the node's driver
+    ("ERROR: This container was built for NVIDIA Driver Release 450.51 or later, but\n"
+     "       version 440.33.01 was detected and compatibility mode is UNAVAILABLE.\n\n"
+     "       [[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]", "GX311", "cuda-requirement"),
     # a cordoned GPU node next to a taint: both exclude the node before resources count
     ("0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) had untolerated taint "
      "{nvidia.com/gpu: present}.", "GX201", "taint-selector"),
@@ -108,6 +125,14 @@ def test_lines_rank_the_cause_they_mean(text: str, code: str, cause: str) -> Non
      "docker-unknown-runtime-specified"),
     # the GKE plugin's MIG manager starting fine logs its partitions, not a failure
     ("Discovered GPU partition: nvidia0/gi1", "gke-plugin-mig-partitions"),
+    # the banner unable to read the driver's version proves no CUDA requirement
+    ("       version  was detected and compatibility mode is UNAVAILABLE.",
+     "ngc-compat-unavailable"),
+    # the installer's transient retry is no give-up
+    ("[WARNING 2021-07-15 10:02:10 UTC] Error fetching GPU installer from https://storage."
+     "googleapis.com/x.run, retrying", "cos-installer-download-failed"),
+    # a flag Docker does know, misspelt differently
+    ("unknown flag: --gpu", "engine-gpus-flag-unknown"),
     # JAX choosing the GPU reports its backend, not a fallback
     ("Unable to initialize backend 'tpu': INTERNAL: Failed to open libtpu.so", "jax-no-gpu"),
 ])

@@ -37,6 +37,7 @@ from gpuxray.knowledge.signature_types import (
 TORCH = "pytorch/pytorch@v2.3.0:c10/cuda/CUDAFunctions.cpp"
 GKE = "GoogleCloudPlatform/container-engine-accelerators@v1.0.20:"
 AKS = "Azure/AgentBaker@v0.20260805.0:parts/linux/cloud-init/artifacts/cse_config.sh"
+COS = "GoogleCloudPlatform/cos-gpu-installer@v20210715:cos-gpu-installer-docker/entrypoint.sh"
 K = "kubernetes/kubernetes@v1.30.0:"
 GH = "https://github.com/"
 
@@ -156,15 +157,68 @@ WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
         "(c4df3ead4b0c): /proc/driver/nvidia/version does not exist",
         "tensorflow/tensorflow@v2.12.0:tensorflow/compiler/xla/stream_executor/cuda/"
         "cuda_diagnostics.cc")),
-    # JAX finding no GPU backend: no GPU reached the process (or the jaxlib is CPU-only, so a
-    # weak vote)
+    # JAX finding no GPU backend: no GPU reached the process, most often a pod that asked for
+    # none (or the jaxlib is CPU-only, so a weak vote)
     _s("jax-no-gpu", "no gpu/tpu found|no visible gpu devices",
        r"no gpu/tpu found, falling back to cpu|failed_precondition: no visible gpu devices",
-       {"envvar-ignored": 1.0, "runtime-not-default": 1.0}, _WORKLOAD, False,
+       {"envvar-ignored": 1.0, "runtime-not-default": 0.75}, _WORKLOAD, False,
        ("No GPU/TPU found, falling back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more "
         "info.)", GH + "jax-ml/jax/issues/17624"),
        ("jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: No visible GPU devices.",
         GH + "jax-ml/jax/issues/28376")),
+    # ---- NGC images' entrypoint banner ------------------------------------------------------
+    # the banner's driver check finding no driver in the container (no libcuda.so.1 or no
+    # /dev/nvidiactl): nothing injected one. Its second line's wording changed from
+    # "Use 'nvidia-docker run'" to "Use the NVIDIA Container Toolkit"; the first stayed.
+    _s("ngc-driver-not-detected", "the nvidia driver was not detected",
+       r"the nvidia driver was not detected\.\s+gpu functionality will not be available",
+       {"runtime-not-default": 1.5, "envvar-ignored": 1.25, "nvml-init": 0.5}, _WORKLOAD, False,
+       ("WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.",
+        GH + "NVIDIA/nvidia-docker/issues/1071")),
+    # the banner's compatibility check: the image's CUDA needs a newer driver branch than the
+    # node has, and forward compatibility does not apply (not a data-center GPU, or the
+    # compat libraries refuse this driver). The second line, with the detected version, is
+    # printed only then. The first line alone is weaker: it also precedes an empty detected
+    # version when the banner could not read the driver's (seen with a working GPU).
+    _s("ngc-compat-unavailable", "was detected and compatibility mode is unavailable",
+       r"version \d[\d.]* was detected and compatibility mode is unavailable",
+       {"cuda-requirement": 3.5}, _WORKLOAD, True,
+       ("       version 440.33.01 was detected and compatibility mode is UNAVAILABLE.",
+        GH + "NVIDIA/nvidia-docker/issues/1479"),
+       ("This container was built for NVIDIA Driver Release 545.23 or later, butversion "
+        "535.104.05 was detected and compatibility mode is UNAVAILABLE",
+        GH + "hiyouga/LlamaFactory/issues/5962")),
+    _s("ngc-built-for-newer-driver", "this container was built for nvidia driver release",
+       r"this container was built for nvidia driver release [\d.]+ or later",
+       {"cuda-requirement": 1.5}, _WORKLOAD, False,
+       ("ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but",
+        GH + "NVIDIA/TensorRT-LLM/issues/23")),
+    # Ollama's GPU discovery finding no usable GPU library or device in the container
+    _s("ollama-no-gpu", "no compatible gpus were discovered",
+       r"no compatible gpus were discovered",
+       {"envvar-ignored": 1.0, "runtime-not-default": 0.75}, _WORKLOAD, False,
+       ('time=2024-10-15T09:18:18.299Z level=INFO source=gpu.go:347 msg="no compatible GPUs '
+        'were discovered"', "ollama/ollama@v0.3.13:gpu/gpu.go")),
+    # NVML's library missing as pynvml words NVML_ERROR_LIBRARY_NOT_FOUND (vLLM's platform
+    # probe, gpustat and other Python tools): no driver user space in the container
+    _s("pynvml-library-not-found", "nvml shared library not found",
+       r"nvml shared library not found",
+       {"runtime-not-default": 1.5, "envvar-ignored": 1.0, "nvml-init": 1.0}, _WORKLOAD, False,
+       ("DEBUG 10-22 05:47:43 [platforms/__init__.py:99] CUDA platform is not available "
+        "because: NVML Shared Library Not Found", GH + "vllm-project/vllm/issues/27318")),
+    # vLLM finding no accelerator platform at all: no GPU reached the container (a weak vote;
+    # a CPU-only build prints it too)
+    _s("vllm-device-type-unknown", "failed to infer device type",
+       r"failed to infer device type",
+       {"envvar-ignored": 1.0, "runtime-not-default": 0.75}, _WORKLOAD, False,
+       ("RuntimeError: Failed to infer device type", GH + "ai-dynamo/dynamo/issues/391")),
+    # cudaErrorECCUncorrectable (214): the GPU's memory reported a double-bit error (the
+    # kernel logs an Xid 48/63/94 beside it); the device plugin marks such a GPU unhealthy
+    _s("cuda-ecc-uncorrectable", "uncorrectable ecc error encountered",
+       r"uncorrectable ecc error encountered",
+       {"xid": 2.5, "unhealthy": 1.0}, _WORKLOAD, False,
+       ("RuntimeError: CUDA error: uncorrectable ECC error encountered",
+        GH + "vllm-project/vllm/issues/5222")),
     # ---- nvidia-smi's own lines ------------------------------------------------------------
     # newer nvidia-smi follows NVML's "Driver/library version mismatch" with the user-space
     # library's version, on its own line (the paste's first line is often cut)
@@ -188,6 +242,13 @@ WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
        {"handler-missing": 2.5, "runtime-not-default": 1.0}, _ENGINE, True,
        ("docker: Error response from daemon: Unknown runtime specified nvidia.",
         GH + "NVIDIA/nvidia-docker/issues/838")),
+    # the engine's CLI predating --gpus (Docker before 19.03, Podman before 3.2): the GPU
+    # request never reaches a runtime; the engine is older than the request needs
+    _s("engine-gpus-flag-unknown", "unknown flag: --gpus",
+       r"unknown flag: --gpus\b",
+       {"unsupported-stack": 2.5, "handler-missing": 0.5}, (LOG, STATUS), False,
+       ("Error: unknown flag: --gpus", GH + "podman-container-tools/podman/issues/10420"),
+       ("unknown flag: --gpus", GH + "NVIDIA/gpu-monitoring-tools/issues/81")),
     # an engine that does not know CDI names takes nvidia.com/gpu=all for a device path and
     # stats it: Podman before 4.1, or a compose client that passes it as a device mapping.
     # The engine is too old for the CDI request, not the spec missing.
@@ -211,7 +272,10 @@ WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
         'directory"}', GH + "k8sp/sextant/issues/397"),
        ("docker: Error response from daemon: linux runtime spec devices: error gathering device "
         'information while adding custom device "/dev/nvidia0": lstat /dev/nvidia0: no such file '
-        "or directory.", GH + "kersny/airsim_nvidia_docker/issues/4")),
+        "or directory.", GH + "kersny/airsim_nvidia_docker/issues/4"),
+       ("Error response from daemon: linux runtime spec devices: error gathering device "
+        'information while adding custom device "/dev/nvidia-uvm": lstat /dev/nvidia-uvm: no such '
+        "file or directory", GH + "webanck/docker-wine-steam/issues/15")),
     # ---- GKE's GPU device plugin (container-engine-accelerators) ------------------------
     # the plugin's MIG manager finding the GPUs not partitioned as the node pool's
     # gpu-partition-size asks (the partition_gpu init step did not run or failed): it never
@@ -243,6 +307,26 @@ WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
         "= connection error", GKE + "pkg/gpu/nvidia/beta_plugin.go"),
        ("device-plugin: cannot connect to kubelet service: context deadline exceeded",
         GKE + "pkg/gpu/nvidia/beta_plugin.go")),
+    # ---- GKE's COS driver installer (cos-gpu-installer) ---------------------------------------
+    # the installer giving up on a download it needs: the driver runfile for this COS
+    # release (a driver version not published for it, or no route to the bucket) or the
+    # kernel headers it builds against; no driver gets installed, so the plugin never starts
+    _s("cos-installer-download-failed", "giving up",
+       r"could not download (?:gpu installer|toolchain archive|kernel_info file|"
+       r"toolchain_env file) from \S+, giving up",
+       {"driver-failing": 2.0}, (LOG,), False,
+       ("[ERROR   2021-07-15 10:02:10 UTC] Could not download GPU installer from "
+        "https://storage.googleapis.com/nvidia-drivers-us-public/tesla/450.119.04/"
+        "NVIDIA-Linux-x86_64-450.119.04.run, giving up.", COS),
+       ("[ERROR   2021-07-15 10:02:10 UTC] Could not download toolchain archive from "
+        "https://storage.googleapis.com/cos-tools/13816.0.0/toolchain.tar.xz, giving up.",
+        COS)),
+    _s("cos-installer-headers-missing", "could not download kernel headers",
+       r"could not download kernel headers from \S+, giving up",
+       {"kernel-headers": 2.5, "driver-failing": 0.5}, (LOG,), False,
+       ("[ERROR   2021-07-15 10:02:10 UTC] Could not download kernel headers from "
+        "https://storage.googleapis.com/cos-tools/13816.0.0/kernel-headers.tgz, giving up.",
+        COS)),
     # ---- AKS node bootstrap (AgentBaker's CSE) ------------------------------------------------
     # the node's GPU driver install step failing: the node joins without a working driver
     _s("aks-gpu-driver-install-failed", "failed to install gpu driver",
