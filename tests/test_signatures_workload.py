@@ -40,6 +40,8 @@ EXPECTED = {
     "gke-plugin-mps-not-running": "GX202",
     "gke-plugin-kubelet-register": "GX202",
     "aks-gpu-driver-install-failed": "GX403",
+    "aks-cse-gpu-driver-exit": "GX403",
+    "aks-cse-gpu-inforom-exit": "GX304",
     "scheduler-node-unschedulable": "GX201",
 }
 
@@ -51,6 +53,7 @@ EXPECTED_CAUSE = {
     "tf-kernel-driver-absent": "nvml-init",
     "cos-installer-download-failed": "driver-failing",
     "cos-installer-headers-missing": "kernel-headers",
+    "aks-cse-gpu-inforom-exit": "nvml-gpu-error",
 }
 
 
@@ -128,6 +131,10 @@ def test_lines_rank_the_cause_they_mean(text: str, code: str, cause: str) -> Non
     # the banner unable to read the driver's version proves no CUDA requirement
     ("       version  was detected and compatibility mode is UNAVAILABLE.",
      "ngc-compat-unavailable"),
+    # the bootstrap's other exit codes are not the GPU's (34: the NIC's IP unset)
+    ("Error message: 'Enable failed: failed to execute command: command terminated with exit "
+     "status=34 [stdout]", "aks-cse-gpu-driver-exit"),
+    ("command terminated with exit status=850", "aks-cse-gpu-driver-exit"),
     # the installer's transient retry is no give-up
     ("[WARNING 2021-07-15 10:02:10 UTC] Error fetching GPU installer from https://storage."
      "googleapis.com/x.run, retrying", "cos-installer-download-failed"),

@@ -333,6 +333,27 @@ WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
        r"failed to install gpu driver, exiting",
        {"driver-failing": 1.5, "nvml-init": 1.0}, (LOG, JOURNAL), False,
        ("Failed to install GPU driver, exiting...", AKS)),
+    # the node's bootstrap script (vmssCSE) exiting with its GPU codes, as Azure reports the
+    # extension failing (cse_helpers.sh: 83 driver download timeout, 84 nvidia-modprobe /
+    # nvidia-smi failing after install, 85 driver install timeout): the node has no working
+    # driver, so it never joins the pool
+    _s("aks-cse-gpu-driver-exit", "command terminated with exit status=8",
+       r"command terminated with exit status=8[345]\b",
+       {"driver-failing": 2.0, "nvml-init": 1.0}, (LOG, EVENT, STATUS), False,
+       ("VM has reported a failure when processing extension 'vmssCSE'. Error message: "
+        '\\"Enable failed: failed to execute command: command terminated with exit '
+        "status=84\\n[stdout]\\n\\n[stderr]\\n\\\".", GH + "Azure/acs-engine/issues/4064"),
+       ("VM has reported a failure when processing extension 'vmssCSE'. Error message: \"Enable "
+        "failed: failed to execute command: command terminated with exit status=85 [stdout] "
+        '[stderr] Connection to k8s.gcr.io 443 port [tcp/https] succeeded!".',
+        GH + "Azure/aks-engine/issues/2406")),
+    # ... 87: nvidia-smi reported the GPU's infoROM corrupted (the board, not the install)
+    _s("aks-cse-gpu-inforom-exit", "command terminated with exit status=87",
+       r"command terminated with exit status=87\b",
+       {"nvml-gpu-error": 2.5}, (LOG, EVENT, STATUS), False,
+       ("VM has reported a failure when processing extension 'vmssCSE'. Error message: \"Enable "
+        'failed: failed to execute command: command terminated with exit status=87".',
+        "Azure/AgentBaker@v0.20260805.0:parts/linux/cloud-init/artifacts/cse_helpers.sh")),
     # ---- kube-scheduler filter reasons --------------------------------------------------------
     # cordoned nodes (spec.unschedulable): like a taint, they are excluded before resources
     # are counted; when the same message also says Insufficient nvidia.com/…, some node passed
