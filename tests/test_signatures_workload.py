@@ -19,6 +19,7 @@ EXPECTED = {
     "cuda-devices-busy": "GX602",
     "cuda-unknown-error": "GX306",
     "libcuda-not-found": "GX514",
+    "numba-cuinit-no-device": "GX303",
     "tf-kernel-driver-absent": "GX304",
     "jax-no-gpu": "GX303",
     "smi-nvml-library-version": "GX304",

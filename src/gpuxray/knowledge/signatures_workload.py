@@ -8,12 +8,14 @@ error"). Each family was read from the component that prints it, at the cited ta
 CUDA runtime's error string table, or from the public ticket it was pasted in:
 
 * the CUDA runtime and driver API's error strings (``cudaGetErrorString`` / ``cuGetErrorString``)
-  and the wording the frameworks wrap them in (PyTorch, TensorFlow, JAX/XLA);
+  and the wording the frameworks wrap them in (PyTorch, TensorFlow, JAX/XLA, numba), the GPU
+  discovery of inference servers (vLLM, Ollama, pynvml users) and NGC images' start banner;
 * ``nvidia-smi``'s own lines beyond NVML's error strings;
 * Docker and Podman run with GPUs (the engine's runtime table, CDI names an old engine takes for
   paths);
-* GKE's GPU device plugin (``GoogleCloudPlatform/container-engine-accelerators``) and AKS's
-  node bootstrap (``Azure/AgentBaker``);
+* GKE's GPU device plugin (``GoogleCloudPlatform/container-engine-accelerators``) and COS
+  driver installer (``GoogleCloudPlatform/cos-gpu-installer``), AKS's node bootstrap
+  (``Azure/AgentBaker``);
 * kube-scheduler's filter reasons the core catalog does not already hold.
 
 The CUDA error strings say little about *which* stack layer failed, so most families here vote
@@ -35,6 +37,7 @@ from gpuxray.knowledge.signature_types import (
 )
 
 TORCH = "pytorch/pytorch@v2.3.0:c10/cuda/CUDAFunctions.cpp"
+NUMBA = "numba/numba@0.56.0:numba/cuda/cudadrv/driver.py"
 GKE = "GoogleCloudPlatform/container-engine-accelerators@v1.0.20:"
 AKS = "Azure/AgentBaker@v0.20260805.0:parts/linux/cloud-init/artifacts/cse_config.sh"
 COS = "GoogleCloudPlatform/cos-gpu-installer@v20210715:cos-gpu-installer-docker/entrypoint.sh"
@@ -83,13 +86,15 @@ WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
     # cudaErrorStubLibrary (34): the process loaded the toolkit's link-time stub libcuda.so,
     # so no real driver library is in the container (nothing injected it: runc, or no GPU
     # asked for), and a stubs directory on the library path stood in
-    _s("cuda-stub-library", "cuda driver is a stub library",
-       r"cuda driver is a stub library",
+    _s("cuda-stub-library", "cuda driver is a stub library|cuda_error_stub_library",
+       r"cuda driver is a stub library|cuda_error_stub_library",
        {"runtime-not-default": 1.5, "envvar-ignored": 1.25}, _WORKLOAD, False,
        ("CUDA API Error at line 28: CUDA driver is a stub library",
         GH + "xmake-io/xmake/issues/4686"),
        ("Error: Could not detect active GPU device ID [CUDA driver is a stub library]",
-        GH + "NVIDIA/cutlass/issues/1636")),
+        GH + "NVIDIA/cutlass/issues/1636"),
+       ("numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: Call to cuInit "
+        "results in CUDA_ERROR_STUB_LIBRARY (34)", NUMBA)),
     # cudaErrorDevicesUnavailable (46): the GPU admits no further context (compute mode
     # EXCLUSIVE_PROCESS or PROHIBITED, or another process holding it): on Kubernetes, a GPU
     # shared between pods (time-slicing) that is set to exclusive mode; the wording changed in
@@ -107,11 +112,12 @@ WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
     # will not give a context. In a container that ran fine before, the device cgroup rules
     # were reset under it; at first start, the host's driver (nvidia-uvm not loaded, a GPU in a
     # bad state). Every framework wraps it in its own words.
-    _s("cuda-unknown-error", "unknown error",
+    _s("cuda-unknown-error", "unknown error|cuda_error_unknown|unknown_cuda_error",
        r"cuda unknown error - this may be due to an incorrectly set up environment|"
        r"found an unknown error - this may be due to an incorrectly set up environment|"
        r"failed call to cuinit: (?:internal: cuda error: failed call to cuinit: )?"
-       r"cuda_error_unknown\b",
+       r"cuda_error_unknown\b|"
+       r"call to cuinit results in (?:cuda_error_unknown|unknown_cuda_error)",
        {"device-lost": 1.5, "nvml-init": 1.0, "nvml-gpu-error": 0.5}, _WORKLOAD, False,
        ("RuntimeError: CUDA unknown error - this may be due to an incorrectly set up "
         "environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. "
@@ -126,14 +132,18 @@ WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
        ("2026-01-22 22:32:40.809897: E external/xla/xla/stream_executor/cuda/"
         "cuda_platform.cc:51] failed call to cuInit: INTERNAL: CUDA error: Failed call to "
         "cuInit: CUDA_ERROR_UNKNOWN: unknown error",
-        GH + "KosinskiLab/AlphaPulldown/issues/571")),
+        GH + "KosinskiLab/AlphaPulldown/issues/571"),
+       ("numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: Call to cuInit "
+        "results in CUDA_ERROR_UNKNOWN (999)", NUMBA),
+       ("Call to cuInit results in UNKNOWN_CUDA_ERROR", GH + "rapidsai/cudf/issues/432")),
     # ---- frameworks finding no driver in the container ------------------------------------
     # TensorFlow's loader (and any program linked to libcuda) finding no driver library: none
     # was injected (the pod under runc, or it asked for no GPU); TensorFlow then reports cuInit
     # failing with the stub's own code 303. Not nvidia-container-cli's wording, which is its
     # own family.
-    _s("libcuda-not-found", "libcuda.so.1|unknown error (303)",
+    _s("libcuda-not-found", "libcuda.so.1|unknown error (303)|cuda driver library cannot be found",
        r"^(?!.*nvidia-container-cli)(?:.*could not load dynamic library 'libcuda\.so\.1'|"
+       r".*error at driver init: cuda driver library cannot be found|"
        r".*libcuda\.so\.1: cannot open shared object file|"
        r".*failed call to cuinit: unknown error \(303\))",
        {"runtime-not-default": 1.5, "envvar-ignored": 1.25, "nvml-init": 0.5}, _WORKLOAD, False,
@@ -144,7 +154,19 @@ WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
         "dso_loader.cc"),
        ("2022-09-07 05:24:22.256586: W tensorflow/stream_executor/cuda/cuda_driver.cc:269] "
         "failed call to cuInit: UNKNOWN ERROR (303)",
-        "tensorflow/tensorflow@v2.10.0:tensorflow/stream_executor/cuda/cuda_driver.cc")),
+        "tensorflow/tensorflow@v2.10.0:tensorflow/stream_executor/cuda/cuda_driver.cc"),
+       ("numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: CUDA driver library "
+        "cannot be found.", NUMBA)),
+    # numba's driver init finding no device (cuInit's CUDA_ERROR_NO_DEVICE in its words): no
+    # GPU reached the container, as the core no-device family reads CUDA's own string
+    _s("numba-cuinit-no-device", "call to cuinit results in cuda_error_no_device",
+       r"call to cuinit results in cuda_error_no_device",
+       {"envvar-ignored": 1.5, "runtime-not-default": 1.25, "device-lost": 0.5}, _WORKLOAD,
+       False,
+       ("numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: Call to cuInit "
+        "results in CUDA_ERROR_NO_DEVICE (100)", NUMBA),
+       ("numba.cuda.cudadrv.driver.CudaAPIError: [100] Call to cuInit results in "
+        "CUDA_ERROR_NO_DEVICE", NUMBA)),
     # TensorFlow's diagnostics reading /proc/driver/nvidia/version: that file is the loaded
     # kernel module's, visible in any container on a node where the driver is loaded, so its
     # absence means no driver on this node (or a node without GPUs: the pod asked for none)
