@@ -38,6 +38,7 @@ EXPECTED = {
     "cos-installer-download-failed": "GX403",
     "cos-installer-headers-missing": "GX403",
     "gke-plugin-mig-partitions": "GX407",
+    "gke-partition-gpu-failed": "GX407",
     "gke-plugin-mps-not-running": "GX202",
     "gke-plugin-kubelet-register": "GX202",
     "aks-gpu-driver-install-failed": "GX403",
@@ -141,6 +142,9 @@ def test_lines_rank_the_cause_they_mean(text: str, code: str, cause: str) -> Non
      "googleapis.com/x.run, retrying", "cos-installer-download-failed"),
     # a flag Docker does know, misspelt differently
     ("unknown flag: --gpu", "engine-gpus-flag-unknown"),
+    # the partition step's progress lines are no failure
+    ("I0312 10:02:10.000000       1 partition_gpu.go:117] Cleaning up any existing GPU "
+     "partitions", "gke-partition-gpu-failed"),
     # JAX choosing the GPU reports its backend, not a fallback
     ("Unable to initialize backend 'tpu': INTERNAL: Failed to open libtpu.so", "jax-no-gpu"),
 ])

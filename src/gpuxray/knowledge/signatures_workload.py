@@ -313,6 +313,19 @@ WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
        ("failed to start GPU device manager: failed to start mig device manager: Not all GPUs "
         "are partitioned as expected. Total number of GPUs: 8, number of partitioned GPUs: 0",
         GKE + "pkg/gpu/nvidia/mig/mig.go")),
+    # GKE's partition_gpu step (run before the plugin on MIG node pools) failing to switch
+    # MIG on or to lay out the pool's gpu-partition-size: the GPUs stay unpartitioned
+    _s("gke-partition-gpu-failed", "mig mode|gpu partitions|gpu instances|compute instances",
+       r"failed to (?:check if mig mode is enabled|enable mig mode|cleanup gpu partitions|"
+       r"create gpu partitions|trigger node reboot after enabling mig mode): |"
+       r"failed to create (?:gpu instances|compute instances): output: ",
+       {"mig-failed": 3.0}, (LOG,), True,
+       ("E0312 10:02:10.000000       1 partition_gpu.go:125] Failed to create GPU partitions: "
+        "failed to create GPU Instances: output: Unable to create a GPU instance on GPU 0 using "
+        "profile 19: Insufficient Resources, error: exit status 2",
+        GKE + "partition_gpu/partition_gpu.go"),
+       ("E0312 10:02:10.000000       1 partition_gpu.go:103] Failed to enable MIG mode: exit "
+        "status 1", GKE + "partition_gpu/partition_gpu.go")),
     # MPS sharing asked for but the MPS control daemon is not up on the node: the plugin
     # retries start forever and advertises nothing
     _s("gke-plugin-mps-not-running", "nvidia mps is not running on this node",
