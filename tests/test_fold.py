@@ -224,7 +224,17 @@ def test_the_handler_gone_on_many_nodes_is_one_chain_entry(tmp_path: Path) -> No
         b.node(n, gpus=8)
     add_gpu_operator(b, nodes, broken={"handler": ",".join(nodes)})
     with open_bundle(b.write(tmp_path / "b")) as snap:
-        findings = run_all(snap, ["GX411"])
+        both = run_all(snap, ["GX301", "GX411"])
+    # GX301 too: the node and the pods its events name are its own
+    gx301 = [f for f in both if f.code == "GX301"]
+    assert sorted(f.subject.name for f in gx301) == nodes
+    [e301] = document(gx301)["findings"]
+    assert [p["pods"] for p in e301["subject_params"]] == [
+        f.params["pods"] for f in sorted(gx301, key=lambda f: f.subject.name)]
+    for one in _expand([e301]):
+        assert one["message"] == next(f.message for f in gx301
+                                      if f.subject.name == one["subject"]["name"])
+    findings = [f for f in both if f.code == "GX411"]
     assert sorted(f.subject.name for f in findings) == nodes
     [e] = document(findings)["findings"]
     assert [s["name"] for s in e["subjects"]] == nodes

@@ -450,6 +450,7 @@ def runtime_handler_missing(snap: Snapshot) -> Iterator[Finding]:
     handler, in_use, why = _wanted_handler(snap)
     # event side: node -> evidence
     from_events: dict[str, list[Evidence]] = {}
+    pods_of: dict[str, list[str]] = {}  # the pods those events are about, per node
     for e in snap.events:
         m = NO_RUNTIME.search(e.message)
         if not m:
@@ -462,6 +463,8 @@ def runtime_handler_missing(snap: Snapshot) -> Iterator[Finding]:
             continue
         from_events.setdefault(node, []).append(snap.ev(
             Input.EVENTS, f"{io.kind} {io.namespace}/{io.name}: {e.reason}: {e.message}"))
+        if io.name not in pods_of.setdefault(node, []):
+            pods_of[node].append(io.name)
     gpu_nodes = {n.metadata.name: None for n in snap.nodes if is_gpu_node(n)}
     names = list(dict.fromkeys([*gpu_nodes, *from_events,
                                 *(h for h in snap.hosts if not snap.has(Input.NODES))]))
@@ -494,10 +497,13 @@ def runtime_handler_missing(snap: Snapshot) -> Iterator[Finding]:
                 ev.append(Evidence(snap.source(Input.RUNTIMECLASSES),
                                    f"toolkit use not evident: {why}"))
             sev = Severity.ERROR if (in_use or events) else Severity.WARNING
+            # the node and the pods its events name are its own (Finding.own): the handler
+            # gone on many nodes is one JSON entry listing each node (docs/json.md)
             yield fail("GX301", subj, ev, severity=sev, node=node, handler=handler,
                        from_events=bool(events), from_files=files_missing,
                        toolkit_in_use=in_use, runtimes=a.runtimes if a is not None else None,
-                       config=a.root if a is not None else None)
+                       config=a.root if a is not None else None,
+                       pods=pods_of.get(node, []), own=("node", "pods"))
             continue
         if files_ok or node in running:
             continue  # the files give the handler, or pods run on it
