@@ -54,20 +54,64 @@ class CauseScore:
                 "collect": self.cause.collect}
 
 
+_Trie = dict[str, "_Trie"]
+
+
+def literal_alternation(words: Iterable[str]) -> str:
+    """A regex matching any of ``words``, written as a trie of their characters.
+
+    Why not ``a|b|c``: Python's ``re`` tries every alternative at every position of the text,
+    so a flat alternation of the catalog's several hundred needles costs O(text × needles);
+    the trie shares prefixes, so at each position only the branches of the next character are
+    tried. It matches exactly the same set of positions as the flat alternation."""
+    trie: _Trie = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}  # a word ends here
+
+    def emit(node: _Trie) -> str:
+        ends = "" in node
+        branches = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if ends:
+            return "(?:" + body + ")?"
+        return body
+
+    return emit(trie)
+
+
+class _LazyRegex(dict[str, "re.Pattern[str]"]):
+    """Signature id -> compiled pattern, compiled on first use: a scan reaches only the few
+    signatures whose needle a text holds, and compiling all of them up front was a fixed cost
+    on every command (~0.1 s for a catalog of 300)."""
+
+    def __init__(self, patterns: dict[str, str]) -> None:
+        super().__init__()
+        self._patterns = patterns
+
+    def __missing__(self, key: str) -> re.Pattern[str]:
+        rx = self[key] = re.compile(self._patterns[key])
+        return rx
+
+
 class Matcher:
     def __init__(self, signatures: Iterable[Signature]) -> None:
         self.signatures = tuple(signatures)
-        self._regex = {s.id: re.compile(s.pattern) for s in self.signatures}
+        self._regex = _LazyRegex({s.id: s.pattern for s in self.signatures})
         by_needle: dict[str, list[Signature]] = {}
         for s in self.signatures:
             for n in s.needle.lower().split("|"):
                 if n:
                     by_needle.setdefault(n, []).append(s)
         self._by_needle = by_needle
-        # one pass over a line finds every needle in it; longest first so overlapping needles
-        # ("nvidia" inside "nvidia-container-cli") are all found via the per-needle check below
-        self._needles = re.compile("|".join(re.escape(n) for n in
-                                            sorted(by_needle, key=len, reverse=True)))
+        # one pass over a line tells whether it holds any needle at all; which ones it holds
+        # (overlapping needles such as "nvidia" inside "nvidia-container-cli") is the
+        # per-needle check that follows
+        self._needles = re.compile(literal_alternation(by_needle))
         self._order = {s.id: i for i, s in enumerate(self.signatures)}
 
     def match_line(self, line: str) -> list[Signature]:
