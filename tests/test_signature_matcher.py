@@ -42,3 +42,19 @@ def test_signatures_compile_on_first_use() -> None:
     line = "Error: failed to create containerd task: no runtime for \"nvidia\" is configured"
     found = m.match_line(line.lower())
     assert found and 0 < len(m._regex) < len(SIGNATURES) // 4
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(st.sampled_from(["a", " ", "\n", "\r", "\x0b", "\x85", "\u2028",
+                                     "é"]), max_size=40),
+       limit=st.integers(min_value=1, max_value=6))
+def test_log_body_is_the_tail_of_its_lines(text: str, limit: int) -> None:
+    """The fast path of a log's body is exactly the last lines joined by newlines."""
+    import gpuxray.engines.podtext as pt
+
+    saved = pt.MAX_LOG_LINES
+    pt.MAX_LOG_LINES = limit
+    try:
+        assert pt.log_body(text) == "\n".join(text.splitlines()[-limit:])
+    finally:
+        pt.MAX_LOG_LINES = saved

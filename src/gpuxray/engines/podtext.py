@@ -8,6 +8,7 @@ Gathering them in one place keeps the checks and ``why`` on the same evidence.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
@@ -35,6 +36,21 @@ def _state_texts(state: ContainerState) -> Iterator[str]:
                f"{state.terminated.message}").strip(": ")
 
 
+#: every separator ``str.splitlines`` cuts at but "\n"
+_OTHER_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def log_body(text: str) -> str:
+    """The last ``MAX_LOG_LINES`` lines of a log, joined by "\n" (``splitlines`` then join).
+
+    Most operand logs are short and plain: for them that is the text itself less one final
+    newline, found with two C-speed scans instead of a list of every line and a join (a fleet
+    has 16k operand logs, each scanned once)."""
+    if text.count("\n") < MAX_LOG_LINES and not _OTHER_BREAKS.search(text):
+        return text[:-1] if text.endswith("\n") else text
+    return "\n".join(text.splitlines()[-MAX_LOG_LINES:])
+
+
 def pod_texts(snap: Snapshot, pod: Pod, *, logs: bool = True) -> Iterator[PodText]:
     ns = pod.metadata.namespace or "default"
     name = pod.metadata.name
@@ -55,9 +71,8 @@ def pod_texts(snap: Snapshot, pod: Pod, *, logs: bool = True) -> Iterator[PodTex
         for text, suffix in ((log.current, ".log"), (log.previous, ".previous.log")):
             if not text:
                 continue
-            lines = text.splitlines()[-MAX_LOG_LINES:]
             src = f"logs/{ns}/{name}/{log.container}{suffix}"
-            yield PodText(src, "log", log.container, "\n".join(lines))
+            yield PodText(src, "log", log.container, log_body(text))
 
 
 @dataclass(frozen=True, slots=True)
