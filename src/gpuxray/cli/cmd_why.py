@@ -18,12 +18,18 @@ from gpuxray.cli.common import (
     source_options,
 )
 from gpuxray.diagnose.why import core_enough, focus_pod, log_nodes, why
+from gpuxray.model.snapshot import Input
 from gpuxray.render import json as render_json
 from gpuxray.render import text as render_text
 
 #: a bundle's other pods are decoded as PodCore where the answer reads no more of them
 #: (``diagnose/why.py`` ``core_enough``). Tests turn it off to prove the output is the same.
 CORE_PODS = True
+
+#: what a pod's answer can read: every kind but the controllers only ``why_workload`` reads
+#: (Deployments stay: the operator's own is read by the stack walk). A fleet's ReplicaSets and
+#: Jobs are ~11 MB of a bundle's JSON; held by the same test as CORE_PODS.
+POD_KINDS = frozenset(Input) - {Input.REPLICASETS, Input.JOBS, Input.STATEFULSETS}
 
 
 @click.command("why")
@@ -35,8 +41,10 @@ CORE_PODS = True
 def command(target: str, namespace: str | None, output: str, fail_on: str, **kw: Any) -> int:
     """Why does this pod get no GPU? TARGET is NS/POD, POD with -n, or deploy|job|sts/NAME."""
     opts = source_from_kwargs(kw)
+    focus = focus_pod(target, namespace)
     with open_snapshot(opts, log_nodes=lambda s: log_nodes(s, target, namespace),
-                       focus=focus_pod(target, namespace) if CORE_PODS else None,
+                       kinds=POD_KINDS if CORE_PODS and focus is not None else None,
+                       focus=focus if CORE_PODS else None,
                        core_enough=lambda s: core_enough(s, target, namespace)) as snap:
         d = why(snap, target, namespace)
         findings = [d.verdict] if d.verdict else []
