@@ -44,9 +44,11 @@ CRI_PLUGIN = "io.containerd.grpc.v1.cri"
 _CAT = re.compile(r"^\s*(?:\S*[#$]\s*)?cat\s+(\S+)\s*$")
 
 
-def _vote(cid: str, weight: float, tag: str, line: str) -> CauseScore:
+def vote(cid: str, weight: float, tag: str, line: str, *, kind: str = "reading") -> CauseScore:
+    """One vote a structured reading of the paste gives, named ``<kind>:<tag>`` among the
+    signatures and citing ``line``."""
     cs = CauseScore(CAUSE_BY_ID[cid], weight)
-    cs.signatures.append(f"reading:{tag}")
+    cs.signatures.append(f"{kind}:{tag}")
     cs.matched.append(line)
     return cs
 
@@ -107,7 +109,7 @@ def nfd_label_fields(docs: list[Any]) -> list[CauseScore]:
             if not fields or fields in MATCHING_FIELD_SETS:
                 continue
             label = "pci-" + "_".join(f"<{f}>" for f in fields) + ".present"
-            return [_vote("nodes-unlabelled", 2.0, "nfd-label-fields",
+            return [vote("nodes-unlabelled", 2.0, "nfd-label-fields",
                           f"NFD deviceLabelFields {list(fields)} name GPUs {label}; the operator "
                           f"selects {', '.join(OPERATOR_PCI_LABELS)}")]
     return []
@@ -137,7 +139,7 @@ def operand_tolerations(docs: list[Any]) -> list[CauseScore]:
             if _tolerates_gpu(value):
                 return []
             keys = sorted({str(t.get("key")) for t in value if isinstance(t, dict)})
-            return [_vote("operand-taint", 1.0, "tolerations-without-gpu-taint",
+            return [vote("operand-taint", 1.0, "tolerations-without-gpu-taint",
                           f"tolerations {keys} tolerate no {GPU_TAINT_KEY} taint")]
     return []
 
@@ -169,7 +171,7 @@ def split_pod_request(docs: list[Any]) -> list[CauseScore]:
         per = [_gpus(c.get("resources")) for c in ctrs if isinstance(c, dict)]
         asking = [n for n in per if n > 0]
         if len(asking) >= 2:
-            return [_vote("request-too-large", 1.0, "pod-gpus-summed",
+            return [vote("request-too-large", 1.0, "pod-gpus-summed",
                           f"{len(asking)} containers ask {'+'.join(map(str, asking))} = "
                           f"{sum(asking)} {GPU_TAINT_KEY} on one node")]
     return []
@@ -202,7 +204,7 @@ def cri_dropin(parts: list[tuple[str, Part]]) -> list[CauseScore]:
         if re.search(r"runtimes\.\"?nvidia", body):
             continue
         where = named or "a pasted drop-in"
-        return [_vote("dropin-overwrote", 2.0, "cri-dropin",
+        return [vote("dropin-overwrote", 2.0, "cri-dropin",
                       f"{where} writes [plugins.\"{CRI_PLUGIN}\"] without the nvidia runtime: "
                       "containerd 1.x replaces the whole section on import")]
     return []
@@ -234,7 +236,7 @@ def envvar_without_limits(docs: list[Any]) -> list[CauseScore]:
                 sc = ctr.get("securityContext")
                 if isinstance(sc, dict) and sc.get("privileged") is True:
                     continue  # a privileged container may use the variable
-                return [_vote("envvar-ignored", 1.25, "envvar-without-limits",
+                return [vote("envvar-ignored", 1.25, "envvar-without-limits",
                               f"container {ctr.get('name', '?')} sets NVIDIA_VISIBLE_DEVICES="
                               f"{asked[0]} and requests no nvidia.com/* resource")]
     return []
@@ -282,7 +284,7 @@ def resources_without_gpu(docs: list[Any]) -> list[CauseScore]:
         else:
             continue
         if names:
-            return [_vote("envvar-ignored", 1.0, "resources-without-gpu",
+            return [vote("envvar-ignored", 1.0, "resources-without-gpu",
                           f"{where} ask for {', '.join(sorted(set(names))[:4])} and no "
                           "nvidia.com/* resource")]
     return []
@@ -303,7 +305,7 @@ def docker_default_runtime(docs: list[Any]) -> list[CauseScore]:
         default = doc.get("default-runtime")
         if default == "nvidia":
             return []
-        return [_vote("runtime-not-default", 2.0, "docker-default-runtime",
+        return [vote("runtime-not-default", 2.0, "docker-default-runtime",
                       "daemon.json registers the nvidia runtime; default-runtime is "
                       f"{default or 'unset (runc)'}")]
     return []
@@ -336,7 +338,7 @@ def unattended_upgrades(text: str) -> list[CauseScore]:
                 for p in _APT_PKG.finditer(pm.group("pkgs"))]
         hit = [p for p in pkgs if _UNDER_DRIVER.match(p)]
         if hit:
-            return [_vote("kernel-upgraded", 2.0, "apt-history-unattended",
+            return [vote("kernel-upgraded", 2.0, "apt-history-unattended",
                           f"unattended-upgrade replaced {', '.join(hit[:3])}"
                           + (f" (+{len(hit) - 3})" if len(hit) > 3 else ""))]
     return []
@@ -363,7 +365,7 @@ def toolkit_default_in_rendered_file(docs: list[Any]) -> list[CauseScore]:
                    for e in value if isinstance(e, dict)}
             cfg = env.get("CONTAINERD_CONFIG", "")
             if _RENDERED.match(cfg) and env.get("CONTAINERD_SET_AS_DEFAULT") in ("true", "1"):
-                return [_vote("runtime-config-not-read", 2.0, "toolkit-default-in-rendered-file",
+                return [vote("runtime-config-not-read", 2.0, "toolkit-default-in-rendered-file",
                               f"CONTAINERD_CONFIG={cfg} with CONTAINERD_SET_AS_DEFAULT: the "
                               "file is rendered again from the template at every start")]
     return []
@@ -391,7 +393,7 @@ def plugin_works_by_hand(text: str) -> list[CauseScore]:
             continue
         if any(cut.find(flag, run) > 0 for flag in ("--runtime=nvidia", "--runtime nvidia")) \
                 and _REGISTERED.search(low, pos, pos + 4000):
-            return [_vote("runtime-not-default", 2.0, "plugin-registers-under-nvidia-runtime",
+            return [vote("runtime-not-default", 2.0, "plugin-registers-under-nvidia-runtime",
                           "the device plugin registers when docker starts it with "
                           "--runtime=nvidia")]
     return []

@@ -26,7 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuxray.checks.engine import run_all
-from gpuxray.diagnose.readings import plugin_works_by_hand, readings, unattended_upgrades
+from gpuxray.diagnose.readings import (
+    plugin_works_by_hand,
+    readings,
+    unattended_upgrades,
+    vote,
+)
 from gpuxray.engines.capacity import is_gpu_node, node_rows
 from gpuxray.engines.plugin_config import validate
 from gpuxray.engines.signatures import (
@@ -197,13 +202,8 @@ def nodes_without_gpu_resource(snap: Snapshot) -> list[CauseScore]:
             is_gpu_node(n) or LEGACY_GPU in n.status.capacity for n in nodes):
         return []
     names = ", ".join(n.metadata.name for n in nodes[:3])
-    out = []
-    for cid, w in NO_GPU_RESOURCE_VOTES:
-        cs = CauseScore(CAUSE_BY_ID[cid], w)
-        cs.signatures.append("arithmetic:no-gpu-resource")
-        cs.matched.append(f"{names}: capacity shows no nvidia.com/* resource")
-        out.append(cs)
-    return out
+    return [vote(cid, w, "no-gpu-resource", f"{names}: capacity shows no nvidia.com/* resource",
+                 kind="arithmetic") for cid, w in NO_GPU_RESOURCE_VOTES]
 
 
 def plugin_configs(texts: list[tuple[str, str]]) -> list[Finding]:
@@ -233,10 +233,8 @@ def applied_configs(texts: list[tuple[str, str]]) -> list[CauseScore]:
         if re.search(r"^[ \t]*(?:sharing|flags):", text, re.M) and \
                 not any(i.fatal or i.kind in ("misplaced", "unparsable", "required", "invalid")
                         for i in validate(text)):
-            cs = CauseScore(CAUSE_BY_ID["plugin-config-not-applied"], 1.0)
-            cs.signatures.append("reading:plugin-config-valid")
-            cs.matched.append(f"{name}: a valid device-plugin config")
-            return [cs]
+            return [vote("plugin-config-not-applied", 1.0, "plugin-config-valid",
+                         f"{name}: a valid device-plugin config")]
     return []
 
 
@@ -473,11 +471,9 @@ def containerd_1x_merge(snap: Snapshot, matches: list[Match]) -> list[CauseScore
         cv = parse_containerd_version(host.cmds.get("containerd-version.txt") or "")
         ver = version_tuple(cv.version) if cv else None
         if ver is not None and ver[0] < 2:
-            cs = CauseScore(CAUSE_BY_ID["dropin-overwrote"], 1.0)
-            cs.signatures.append("reading:containerd-1x-merge")
-            cs.matched.append(f"containerd {cv.version if cv else ''}: an import replaces the "
-                              "whole CRI section on 1.x")
-            return [cs]
+            return [vote("dropin-overwrote", 1.0, "containerd-1x-merge",
+                         f"containerd {cv.version if cv else ''}: an import replaces the "
+                         "whole CRI section on 1.x")]
     return []
 
 
@@ -505,11 +501,9 @@ def toolkit_older_than_containerd(snap: Snapshot, text: str) -> list[CauseScore]
         cv = parse_containerd_version(host.cmds.get("containerd-version.txt") or "")
         ver = version_tuple(cv.version) if cv else None
         if ver is not None and ver[0] >= 2:
-            cs = CauseScore(CAUSE_BY_ID["unsupported-stack"], 2.0)
-            cs.signatures.append("reading:toolkit-older-than-containerd-config")
-            cs.matched.append(f"toolkit {tk} reads containerd config versions 1 and 2 only; "
-                              f"containerd {cv.version if cv else ''} writes version 3")
-            return [cs]
+            return [vote("unsupported-stack", 2.0, "toolkit-older-than-containerd-config",
+                         f"toolkit {tk} reads containerd config versions 1 and 2 only; "
+                         f"containerd {cv.version if cv else ''} writes version 3")]
     return []
 
 
@@ -530,11 +524,9 @@ def toolkit_default_path_on_own_containerd(text: str) -> list[CauseScore]:
     d = _OWN_CONTAINERD.search(low) if m else None
     if m is None or d is None:
         return []
-    cs = CauseScore(CAUSE_BY_ID["runtime-config-not-read"], 2.0)
-    cs.signatures.append("reading:toolkit-default-path-on-own-containerd")
-    cs.matched.append(f"the toolkit wrote /etc/containerd/config.toml; the paste shows "
-                      f"{d.group(0)}, whose containerd reads its own file")
-    return [cs]
+    return [vote("runtime-config-not-read", 2.0, "toolkit-default-path-on-own-containerd",
+                 f"the toolkit wrote /etc/containerd/config.toml; the paste shows "
+                 f"{d.group(0)}, whose containerd reads its own file")]
 
 
 _STATES_NOT_READY = re.compile(r"states not ready\W{0,6}((?:\W{0,4}[a-z][\w-]*){1,20})")
@@ -551,13 +543,9 @@ def clusterpolicy_states(text: str) -> list[CauseScore]:
         named.update(re.findall(r"state-[a-z-]+|gpu-feature-discovery", m.group(1)))
     for state, votes in CLUSTERPOLICY_STATE_ORDER:
         if state in named:
-            out = []
-            for cid, w in votes:
-                cs = CauseScore(CAUSE_BY_ID[cid], w)
-                cs.signatures.append("reading:clusterpolicy-states")
-                cs.matched.append(f"ClusterPolicy: {state} not ready (the earliest named)")
-                out.append(cs)
-            return out
+            return [vote(cid, w, "clusterpolicy-states",
+                         f"ClusterPolicy: {state} not ready (the earliest named)")
+                    for cid, w in votes]
     return []
 
 
