@@ -105,7 +105,8 @@ def open_snapshot(opts: SourceOpts, *, core_pods: bool = False,
 
         if focus is not None and core_enough is not None:
             with open_bundle(opts.bundle, lenient=opts.keep_going, core_pods=True,
-                             whole_pods=(focus,), log_nodes=lambda _s: ()) as snap:
+                             whole_pods=(focus,), log_nodes=lambda _s: (),
+                             kinds=kinds) as snap:
                 enough = core_enough(snap)
                 if enough:
                     with _gc_paused():
