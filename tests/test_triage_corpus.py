@@ -18,8 +18,8 @@ import pytest
 from gpuxray.diagnose.triage import triage
 from triage_corpus import Case, cases
 
-DEV_TOP1_FLOOR = 0.92
-DEV_TOP3_FLOOR = 0.95
+DEV_TOP1_FLOOR = 0.90
+DEV_TOP3_FLOOR = 0.94
 HOLDOUT_TOP1_FLOOR = 0.61  # holdout 4 measured blind at 3a115d3: 13/21 top-1, 16/21 top-3
 HOLDOUT_TOP3_FLOOR = 0.76
 # The collection round whose blind measurement the holdout floors come from. A holdout that holds
