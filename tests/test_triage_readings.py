@@ -406,3 +406,42 @@ def test_an_old_toolkit_on_containerd_1x_is_no_version_reading() -> None:
             "83437aae3f4da\n\n$ nvidia-ctk --version\n"
             "NVIDIA Container Toolkit CLI version 1.14.6\n")
     assert "reading:toolkit-older-than-containerd-config" not in _readings(text)
+
+
+# ``kubectl get nodes -o custom-columns=...`` as the device plugin's and the operator's docs tell
+# users to run it; kubectl prints ``<none>`` for a field the node lacks
+GPU_COLUMNS = ("$ kubectl get nodes -o=custom-columns=NAME:.metadata.name,"
+               "GPUs:.status.capacity.'nvidia\\.com/gpu'\n"
+               "NAME          GPUs\n{rows}")
+
+
+def test_a_gpu_column_of_none_names_the_resource_not_advertised() -> None:
+    r = triage([("paste", GPU_COLUMNS.format(rows="gpu-node-1    <none>\ngpu-node-2    <none>\n"))])
+    codes = [c.cause.code for c in r.causes]
+    assert codes[:2] == ["GX202", "GX401"], codes
+    assert "gpu-node-1" in r.causes[0].matched[0]
+
+
+def test_a_quoted_escaped_gpu_column_reads_the_same() -> None:
+    text = GPU_COLUMNS.format(rows="minikube   \\<none\\>\n")
+    text = "\n".join("> " + ln if ln.startswith(("NAME", "minikube")) else ln
+                     for ln in text.splitlines())
+    assert _codes(text)[:1] == ["GX202"]
+
+
+def test_capacity_above_allocatable_columns_name_unhealthy_devices() -> None:
+    text = ("kubectl get nodes -o custom-columns=NAME:.metadata.name,"
+            "CAP:.status.capacity.nvidia\\.com/gpu,ALLOC:.status.allocatable.nvidia\\.com/gpu\n"
+            "NAME     CAP   ALLOC\ndgx-01   8     6\ndgx-02   8     8\n")
+    r = triage([("paste", text)])
+    assert [c.cause.code for c in r.causes][:1] == ["GX203"]
+    assert "capacity 8, allocatable 6" in r.causes[0].matched[0]
+
+
+def test_a_node_that_advertises_gpus_leaves_the_table_silent() -> None:
+    assert "GX202" not in _codes(GPU_COLUMNS.format(rows="gpu-node-1  4\ngpu-node-2  <none>\n"))
+
+
+def test_a_failed_probe_count_names_gpus_missing_from_the_node() -> None:
+    codes = _codes("[   12.345678] NVRM: The NVIDIA probe routine failed for 1 device(s).\n")
+    assert "GX604" in codes[:3], codes

@@ -399,6 +399,82 @@ def plugin_works_by_hand(text: str) -> list[CauseScore]:
     return []
 
 
+# ``kubectl get no -o custom-columns=NAME:.metadata.name,GPU:.status.allocatable.nvidia\.com/gpu``
+# the check GPU platform guides tell users to run after installing the stack (e.g.
+# https://docs.opennebula.io/7.4/platform_services/oneks/catalog/nvidia_gpu_operator/). kubectl
+# prints each column's header as the spec names it and ``<none>`` for a field the object lacks
+# (kubernetes/kubernetes@v1.34.0:staging/src/k8s.io/kubectl/pkg/cmd/get/customcolumn.go). The
+# spec says which of capacity and allocatable a column shows; a table pasted without its
+# command is read by a header naming GPUs.
+_COLUMN_SPEC = re.compile(r"(?P<head>[\w-]{1,40}):\.status\.(?P<field>capacity|allocatable)"
+                          r"\.\\?'?\"?nvidia\\?\\?\.com/(?:gpu|mig-[\w.-]+)")
+_GPU_HEAD = re.compile(r"^[ \t]*NAME[ \t]+(?P<cols>(?:[\w.-]{1,40}[ \t]*){1,4})$")
+_GPU_ROW = re.compile(r"^[ \t]*(?P<name>[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?)[ \t]+"
+                      r"(?P<vals>(?:(?:\d{1,4}|\\?<none\\?>)[ \t]*){1,4})$")
+MAX_GPU_ROWS = 2000
+
+
+def _gpu_column_rows(text: str) -> tuple[dict[str, str], list[tuple[str, list[int | None]]]]:
+    """The GPU columns of a pasted custom-columns table (header → ``capacity``/``allocatable``
+    or ``""`` when the spec was not pasted) and its rows (``None`` for ``<none>``)."""
+    fields = {m.group("head"): m.group("field") for m in _COLUMN_SPEC.finditer(text)}
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        head = _GPU_HEAD.match(line)
+        if head is None:
+            continue
+        cols = head.group("cols").split()
+        gpu_cols = [c for c in cols if c in fields or "gpu" in c.lower()]
+        if not gpu_cols or len(gpu_cols) != len(cols):
+            continue
+        rows: list[tuple[str, list[int | None]]] = []
+        for row_line in lines[i + 1:i + 1 + MAX_GPU_ROWS]:
+            row = _GPU_ROW.match(row_line)
+            if row is None:
+                break
+            vals = row.group("vals").split()
+            if len(vals) != len(cols):
+                break
+            rows.append((row.group("name"), [None if "none" in v else int(v) for v in vals]))
+        if rows:
+            return {c: fields.get(c, "") for c in cols}, rows
+    return {}, []
+
+
+def gpu_columns(text: str) -> list[CauseScore]:
+    """GX202 / GX203 from a pasted custom-columns table of the nodes' GPU resource: a node
+    printed ``<none>`` (or 0) has no GPU the scheduler can use: the device plugin never
+    registered the resource, or it did and kubelet dropped it (seed §2, gate 1's input). A
+    capacity column above the allocatable one is devices the plugin reported unhealthy (seed
+    §2: the arithmetic). Votes: the plugin's own log tells which."""
+    if "NAME" not in text[:MAX_TEXT]:
+        return []
+    cols, rows = _gpu_column_rows(text[:MAX_TEXT])
+    if not rows:
+        return []
+    heads = list(cols)
+    cap = next((i for i, h in enumerate(heads) if cols[h] == "capacity"), None)
+    alloc = next((i for i, h in enumerate(heads) if cols[h] == "allocatable"), None)
+    if cap is not None and alloc is not None:
+        lost = [(n, v[cap], v[alloc]) for n, v in rows
+                if v[cap] is not None and (v[alloc] or 0) < (v[cap] or 0)]
+        if lost:
+            n, c, a = lost[0]
+            return [vote("unhealthy", 2.0, "gpu-columns-lost",
+                         f"{n}: nvidia.com/gpu capacity {c}, allocatable {a or 0}",
+                         kind="arithmetic")]
+    empty = [n for n, v in rows if all(x is None or x == 0 for x in v)]
+    if not empty or len(empty) < len(rows):
+        return []  # some node advertises GPUs: the table alone names no cause
+    shown = ", ".join(empty[:3]) + (f" and {len(empty) - 3} more" if len(empty) > 3 else "")
+    return [vote("not-advertised", 1.5, "gpu-columns-none",
+                 f"{shown}: the nodes' {'/'.join(heads)} column shows no nvidia.com/gpu",
+                 kind="arithmetic"),
+            vote("nodes-unlabelled", 0.75, "gpu-columns-none",
+                 f"{shown}: no nvidia.com/gpu; the plugin may never have been scheduled there",
+                 kind="arithmetic")]
+
+
 def readings(parts: list[tuple[str, Part]]) -> list[CauseScore]:
     """Every structural reading over the paste's YAML-like parts and containerd files."""
     docs: list[Any] = []

@@ -27,6 +27,7 @@ from typing import Any
 
 from gpuxray.checks.engine import run_all
 from gpuxray.diagnose.readings import (
+    gpu_columns,
     plugin_works_by_hand,
     readings,
     unattended_upgrades,
@@ -682,7 +683,10 @@ def component_priors(text: str, ranked: list[CauseScore]) -> list[CauseScore]:
     low = text[:FILE_SCAN].lower()
     have = {c.cause.id for c in ranked}
     out: dict[str, CauseScore] = {}
-    trouble: bool | None = None
+    # a cause some line, check or reading already names, none deciding, is trouble the paste
+    # shows whatever its words (a node's GPU column printing <none> holds none of TROUBLE's),
+    # and what the named components usually break in is still open
+    trouble: bool | None = True if ranked and not any(c.deciding for c in ranked) else None
     for comp in COMPONENTS:
         m = re.search(comp.log, low, re.M) if comp.log else None
         if m is None:
@@ -779,6 +783,7 @@ def triage(texts: Iterable[tuple[str, str]],
              for cs in driver_log_stage(text) + operand_events(text) + clusterpolicy_states(text)
              + toolkit_default_path_on_own_containerd(text)
              + wrapper_fallback_operand(text, matches) + unattended_upgrades(text)
+             + gpu_columns(unwrap(text))
              + plugin_works_by_hand(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)

@@ -247,6 +247,13 @@ CAUSES: tuple[Cause, ...] = (
           "a later containerd config file replaced the section holding the nvidia runtime",
           "`containerd config dump | grep -A3 runtimes.nvidia` and the files in "
           "/etc/containerd/conf.d (which one writes the cri plugin last)"),
+    # seed §6: what the node advertises against what it has; a GPU the kernel driver could not
+    # bring up (its probe failed) is on the bus and in no count the scheduler sees
+    Cause("gpus-missing", "GX604",
+          "the node advertises fewer GPUs than it physically has (a GPU failed the driver's "
+          "probe, fell off the bus, or is held by another driver)",
+          "`lspci -nn -d 10de:` (GPUs on the bus) against `nvidia-smi -L` and the node's "
+          "nvidia.com/gpu capacity, and `dmesg | grep NVRM` for the GPU that did not probe"),
 )
 CAUSE_BY_ID: dict[str, Cause] = {c.id: c for c in CAUSES}
 
@@ -1045,11 +1052,17 @@ SIGNATURES: tuple[Signature, ...] = (
                     "frequently when this kernel module was built against the wrong or "
                     "improperly configured kernel sources", INST + "kernel.c"))),
     _s("nvrm-probe-failed", "nvrm",
-       r"nvrm: (?:the nvidia probe routine failed|no nvidia devices probed)",
+       r"nvrm: no nvidia devices probed",
        {"nouveau": 1.0, "secure-boot": 0.5, "gpu-init": 0.5}, (DMESG, LOG),
+       examples=(_x("NVRM: No NVIDIA devices probed.", OGKM + "kernel-open/nvidia/nv.c"),)),
+    # the count of devices whose probe failed: the module loaded, and that many GPUs stay out
+    # of every count the node advertises (seed §6); why they failed, the lines before tell
+    _s("nvrm-probe-failed-count", "probe routine failed",
+       r"nvrm: the nvidia probe routine failed for \d+ device",
+       {"gpus-missing": 1.25, "nouveau": 1.0, "secure-boot": 0.5, "gpu-init": 0.5},
+       (DMESG, LOG),
        examples=(_x("NVRM: The NVIDIA probe routine failed for 1 device(s).",
-                    OGKM + "kernel-open/nvidia/nv.c"),
-                 _x("NVRM: No NVIDIA devices probed.", OGKM + "kernel-open/nvidia/nv.c"))),
+                    OGKM + "kernel-open/nvidia/nv.c"),)),
     # Another driver (nouveau, vfio-pci) owns the device, so nvidia's probe is never called.
     _s("nvrm-probe-not-called", "probe routine was not called",
        r"nvrm: the nvidia probe routine was not called", {"nouveau": 2.5}, (DMESG, LOG),
@@ -2115,6 +2128,7 @@ CHECK_CAUSE: dict[str, str] = {
     "GX416": "gpu-unsupported", "GX512": "runtime-config-not-read", "GX513": "cri-disabled",
     "GX514": "runtime-not-default", "GX417": "mig-monitor", "GX418": "driver-in-use",
     "GX408": "plugin-config-not-applied", "GX409": "unsupported-stack",
+    "GX604": "gpus-missing",
 }
 
 # What to collect to tell two look-alike causes apart (unordered pairs); falls back to each
