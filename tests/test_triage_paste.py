@@ -43,6 +43,17 @@ def test_capacity_excerpt_without_name_still_counts() -> None:
     assert lost == [3]
 
 
+def test_two_capacity_excerpts_are_two_readings_not_one() -> None:
+    """The same node pasted before and after a GPU went unhealthy: the second pair's loss counts
+    (it used to be read as one node, the first pair kept)."""
+    text = ("Capacity:\n  nvidia.com/gpu:  4\nAllocatable:\n  nvidia.com/gpu:  4\n\n"
+            "Capacity:\n  nvidia.com/gpu:  4\nAllocatable:\n  nvidia.com/gpu:  3\n")
+    r = triage([("paste", text)])
+    assert r.causes[0].cause.code == "GX203"
+    lost = [f for f in r.findings if f.code == "GX203" and f.subject.kind == "Node"]
+    assert [f.subject.name for f in lost] == ["pasted-node-2"]
+
+
 def test_node_yaml_fragment_counts() -> None:
     text = ("    status:\n      allocatable:\n        cpu: \"48\"\n        nvidia.com/gpu: \"0\"\n"
             "      capacity:\n        cpu: \"48\"\n        nvidia.com/gpu: \"16\"\n")

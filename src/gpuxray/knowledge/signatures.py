@@ -1011,10 +1011,20 @@ SIGNATURES: tuple[Signature, ...] = (
     # kmod finds no module built for the running kernel (tools/modprobe.c): the driver was
     # never built for it (a kernel upgraded under it, or the build failed), not a refusal
     _s("module-not-built", "not found in directory",
-       r"module nvidia[\w-]* not found in directory",
+       r"module nvidia(?:[_-](?:uvm|modeset|drm))? not found in directory",
        {"kernel-upgraded": 2.0, "kernel-headers": 1.0, "driver-failing": 0.5}, (LOG, DMESG),
        examples=(_x("modprobe: FATAL: Module nvidia not found in directory "
                     "/lib/modules/5.15.0-1034-aws", "kmod-project/kmod@v31:tools/modprobe.c"),)),
+    # the GPUDirect RDMA module alone missing: the driver itself loaded, and the install that
+    # ran did not build or place nvidia-peermem for this kernel (the operator's peermem sidecar
+    # modprobes it from the driver's /lib/modules: NVIDIA/gpu-operator@v24.9.0:assets/
+    # state-driver/0500_daemonset.yaml ``nvidia-peermem-ctr``): the driver install's path,
+    # not a kernel that changed under it
+    _s("peermem-not-built", "not found in directory",
+       r"module nvidia[_-]peermem not found in directory",
+       {"driver-failing": 1.5, "kernel-upgraded": 0.5}, (LOG, DMESG),
+       examples=(_x("modprobe: FATAL: Module nvidia-peermem not found in directory "
+                    "/lib/modules/6.8.0-1059-azure", "kmod-project/kmod@v31:tools/modprobe.c"),)),
     # the kernel refusing a module built against another kernel's symbols
     _s("module-symbol-mismatch", "disagrees about version of symbol|unknown symbol",
        r"nvidia[\w-]*: (?:disagrees about version of symbol|unknown symbol \S+ \(err)",

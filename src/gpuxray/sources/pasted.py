@@ -355,6 +355,25 @@ def _node_fragments(text: str) -> list[k8s.Node]:
     return out
 
 
+_CAPACITY_HEAD = re.compile(r"^[ \t]*Capacity:[ \t]*$", re.M)
+
+
+def _name_excerpts(text: str) -> str:
+    """A describe excerpt without its ``Name:`` line, named so the describe parser reads it: one
+    Capacity/Allocatable pair is the pasted node; several pairs (the same node before and after,
+    or a node each) are read as one node each (``pasted-node``, ``pasted-node-2``, ...), so each
+    pair's arithmetic is its own and a later pair does not overwrite an earlier one."""
+    starts = [m.start() for m in _CAPACITY_HEAD.finditer(text)]
+    if len(starts) < 2:
+        return f"Name:  {PASTED_HOST}\n" + text
+    cuts = [0, *starts[1:], len(text)]
+    out = []
+    for i in range(len(cuts) - 1):
+        name = PASTED_HOST if i == 0 else f"{PASTED_HOST}-{i + 1}"
+        out.append(f"Name:  {name}\n" + text[cuts[i]:cuts[i + 1]])
+    return "\n".join(out)
+
+
 def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
     """Cut each input into parts and parse each with the bundle path's parser for its kind."""
     from gpuxray.sources.mustgather import _allocation  # the must-gather's describe arithmetic
@@ -396,7 +415,7 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
                     no_labels.add(n.metadata.name)
             if k == paste.DESCRIBE_NODE:
                 if not re.search(r"^Name:", t, re.M):
-                    t = f"Name:  {PASTED_HOST}\n" + t  # a Capacity/Allocatable excerpt
+                    t = _name_excerpts(t)  # Capacity/Allocatable excerpts, one node each
                 for d in describe.parse_describe_nodes(reindent_describe(t)):
                     d.node.status.described_allocated = _allocation(d.allocated)
                     if not re.search(r"^[ \t]*Labels:", t, re.M):
