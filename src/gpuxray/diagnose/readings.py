@@ -22,6 +22,7 @@ import yaml
 
 from gpuxray.engines.signatures import CauseScore
 from gpuxray.errors import InputError
+from gpuxray.knowledge.distributions import DISTRIBUTIONS
 from gpuxray.knowledge.signatures import CAUSE_BY_ID
 from gpuxray.sources.decode import yaml_docs
 from gpuxray.sources.parsers import paste
@@ -473,6 +474,31 @@ def gpu_columns(text: str) -> list[CauseScore]:
             vote("nodes-unlabelled", 0.75, "gpu-columns-none",
                  f"{shown}: no nvidia.com/gpu; the plugin may never have been scheduled there",
                  kind="arithmetic")]
+
+
+def distro_rendered_config(text: str) -> list[CauseScore]:
+    """GX512: the containerd config a k3s or RKE2 node renders (``agent/etc/containerd/
+    config.toml``) pasted without an ``nvidia`` runtime. The distribution rewrites that file
+    from its template on every start (``knowledge.distributions``: a runtime reaches it only
+    through ``config.toml.tmpl`` or the distribution's own detection of the NVIDIA runtime
+    binaries), so a runtime added by hand or by a toolkit writing to another file is not in the
+    config its containerd reads. A vote: the template and the toolkit's log tell."""
+    low = text[:MAX_TEXT]
+    for dist in DISTRIBUTIONS:
+        at = low.find(dist.config)
+        while at >= 0 and low.startswith(".tmpl", at + len(dist.config)):
+            at = low.find(dist.config, at + 1)
+        if at < 0:
+            continue
+        body = low[at + len(dist.config):at + len(dist.config) + 20000]
+        if not re.search(r"^\s*(?:version\s*=\s*\d|\[plugins)", body, re.M):
+            continue  # the path named, its content not pasted
+        if re.search(r"runtimes\.['\"]?nvidia|nvidia-container-runtime", body):
+            return []
+        return [vote("runtime-config-not-read", 1.5, "distro-rendered-config",
+                     f"{dist.config} ({dist.name} renders it from its template on every start) "
+                     "holds no nvidia runtime")]
+    return []
 
 
 def readings(parts: list[tuple[str, Part]]) -> list[CauseScore]:

@@ -27,6 +27,7 @@ from typing import Any
 
 from gpuxray.checks.engine import run_all
 from gpuxray.diagnose.readings import (
+    distro_rendered_config,
     gpu_columns,
     plugin_works_by_hand,
     readings,
@@ -783,7 +784,7 @@ def triage(texts: Iterable[tuple[str, str]],
              for cs in driver_log_stage(text) + operand_events(text) + clusterpolicy_states(text)
              + toolkit_default_path_on_own_containerd(text)
              + wrapper_fallback_operand(text, matches) + unattended_upgrades(text)
-             + gpu_columns(unwrap(text))
+             + gpu_columns(unwrap(text)) + distro_rendered_config(text)
              + plugin_works_by_hand(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
