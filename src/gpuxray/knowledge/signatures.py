@@ -2606,7 +2606,9 @@ COMPONENTS: tuple[Component, ...] = (
               r"nvidia-driver-ctr|nvidia-driver-daemonset|k8s-driver-manager|"
               r"mlnx-ofed-usr-src|run-mellanox-drivers|nv-firmware",
               r"done, now waiting for signal|userspace-only install complete",
-              (("kernel-headers", 0.4), ("precompiled-kernel", 0.35), ("driver-failing", 0.3),
+              # seed §1's component table: the driver's failures include nouveau holding the GPU
+              (("kernel-headers", 0.4), ("precompiled-kernel", 0.35),
+               ("nouveau-loaded", 0.32), ("driver-failing", 0.3),
                ("driver-os-mismatch", 0.25), ("driver-in-use", 0.2)),
               DRV + "ubuntu22.04/nvidia-driver (banner \"NVIDIA Software Installer\", "
               "\"Starting installation of NVIDIA driver version %s\", \"Done, now waiting for "
