@@ -392,3 +392,30 @@ def test_a_driver_container_log_known_by_its_load_and_shutdown_lines() -> None:
     assert r.causes and r.causes[0].cause.code == "GX403"
     assert all(s.startswith("component:driver-container") for s in r.causes[0].signatures)
     assert not r.decided
+
+
+# NVIDIA/dcgm-exporter@3.3.5-3.4.1:pkg/cmd/app.go logs "Starting dcgm-exporter" then, on a
+# start-up error, logrus.Fatal; the error's words here are ones no signature knows
+DCGM_FATAL = ('time="2024-03-01T10:00:00Z" level=info msg="Starting dcgm-exporter"\n'
+              'time="2024-03-01T10:00:01Z" level=info msg="DCGM successfully initialized!"\n'
+              'time="2024-03-01T10:00:01Z" level=fatal msg="Error getting frobnicator: {err}"\n')
+
+
+def test_an_unknown_fatal_line_of_a_component_names_its_own_failure() -> None:
+    r = triage([("dcgm", DCGM_FATAL.format(err="quux"))])
+    assert [c.cause.code for c in r.causes][:1] == ["GX406"]
+    assert r.causes[0].cause.id == "dcgm-exporter-failing"
+    assert not r.decided  # a vote, never deciding
+
+
+def test_a_component_log_without_a_failure_line_votes_no_failure() -> None:
+    ok = "\n".join(DCGM_FATAL.format(err="x").splitlines()[:2]) + "\n"
+    assert "dcgm-exporter-failing" not in {c.cause.id for c in triage([("dcgm", ok)]).causes}
+
+
+def test_a_plugin_error_line_no_signature_knows_votes_not_advertised() -> None:
+    # NVIDIA/k8s-device-plugin@v0.20.0:cmd/nvidia-device-plugin/main.go start lines, klog format
+    log = ("I1129 10:02:10.000000 1 main.go:279] Starting OS watcher.\n"
+           "E1129 10:02:11.000000 1 main.go:180] error starting plugins: frobnicated\n")
+    codes = _codes(log)
+    assert codes[:1] == ["GX202"], codes

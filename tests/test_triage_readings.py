@@ -469,3 +469,12 @@ def test_a_k3s_rendered_config_with_the_runtime_votes_nothing() -> None:
 def test_the_k3s_template_itself_is_not_the_rendered_config() -> None:
     text = K3S_RENDERED.format(extra="").replace("config.toml\n#", "config.toml.tmpl\n#", 1)
     assert "GX512" not in _codes(text)
+
+
+def test_dnf_pinned_to_another_rhel_minor_than_the_kernel_names_the_os_mismatch() -> None:
+    text = ("Installing Linux kernel headers...\n"
+            "+ dnf -q -y --releasever=8.2 install kernel-headers-4.18.0-305.el8_4.x86_64 "
+            "kernel-devel-4.18.0-305.el8_4.x86_64\n"
+            "Error: Unable to find a match: kernel-devel-4.18.0-305.el8_4.x86_64\n")
+    assert _codes(text)[:1] == ["GX412"]
+    assert "GX412" not in _codes(text.replace("8.2", "8.4"))

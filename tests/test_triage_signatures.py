@@ -69,8 +69,12 @@ def test_every_cause_is_reachable() -> None:
     table = {cid for _p, _s, votes in OPERAND_STATE_VOTES for cid in votes}
     stages = {cid for _st, votes in DRIVER_STAGES for cid in votes}
     assert table | stages <= set(CAUSE_BY_ID)
+    from gpuxray.knowledge.signatures import COMPONENTS
+
+    failing = {cid for c in COMPONENTS for cid, _w in c.failing}
+    assert failing <= set(CAUSE_BY_ID)
     voted = {cid for s in SIGNATURES for cid, _w in s.votes} | set(CHECK_CAUSE.values()) | table
-    assert voted == set(CAUSE_BY_ID)
+    assert voted | failing == set(CAUSE_BY_ID)
 
 
 def test_counter_lines_stay_out_of_the_bundle_matcher() -> None:

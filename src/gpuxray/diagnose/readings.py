@@ -501,6 +501,32 @@ def distro_rendered_config(text: str) -> list[CauseScore]:
     return []
 
 
+# The RHEL driver container installs the running kernel's headers with dnf pinned to the release
+# it was told (NVIDIA/gpu-driver-container rhel8/nvidia-driver and rhel9/nvidia-driver:
+# ``dnf ... --releasever=${DNF_RELEASEVER}``, from RHEL_VERSION / OPENSHIFT_VERSION); the kernel's
+# own ``.el<major>_<minor>`` says which release it belongs to
+_RELEASEVER = re.compile(r"--releasever[= ](?P<major>\d{1,2})\.(?P<minor>\d{1,2})\b")
+_EL_KERNEL = re.compile(r"\bkernel-(?:headers|devel|core|modules)-[\d.]+-[\d.]+\.el"
+                        r"(?P<major>\d{1,2})_(?P<minor>\d{1,2})\b")
+
+
+def rhel_release_mismatch(text: str) -> list[CauseScore]:
+    """GX412: dnf pinned to one RHEL minor release asked for the kernel packages of another
+    (``--releasever=8.2`` and ``kernel-devel-…el8_3``): the driver container was set up for
+    another release than the node runs (after an OS upgrade the DaemonSet keeps the old
+    RHEL_VERSION), so the headers are not in the repositories it reads. A vote."""
+    low = text[:MAX_TEXT]
+    rel = _RELEASEVER.search(low)
+    if rel is None:
+        return []
+    for k in _EL_KERNEL.finditer(low):
+        if k.group("major") == rel.group("major") and k.group("minor") != rel.group("minor"):
+            return [vote("driver-os-mismatch", 2.0, "rhel-release-mismatch",
+                         f"dnf pinned to release {rel.group('major')}.{rel.group('minor')} asks "
+                         f"for {k.group(0)} (release {k.group('major')}.{k.group('minor')})")]
+    return []
+
+
 def readings(parts: list[tuple[str, Part]]) -> list[CauseScore]:
     """Every structural reading over the paste's YAML-like parts and containerd files."""
     docs: list[Any] = []

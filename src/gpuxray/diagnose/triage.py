@@ -31,6 +31,7 @@ from gpuxray.diagnose.readings import (
     gpu_columns,
     plugin_works_by_hand,
     readings,
+    rhel_release_mismatch,
     unattended_upgrades,
     vote,
 )
@@ -716,6 +717,35 @@ def component_priors(text: str, ranked: list[CauseScore]) -> list[CauseScore]:
     return list(out.values())
 
 
+FATAL_SCAN = 2000  # lines of a component's log searched for the failure it stopped on
+
+
+def component_failures(text: str, matches: list[Match]) -> list[CauseScore]:
+    """The component's own failure (``Component.failing``) for an error or fatal line its
+    logger printed (``Component.fatal``) that no signature reads: a real log ends on an error
+    the catalog has never seen more often than on one it has. Only where the component's own
+    start lines are in the paste (its ``log``), so the line is its; a vote, never deciding."""
+    known = {m.line.strip().lower() for m in matches}
+    low = text[:FILE_SCAN].lower()
+    out: list[CauseScore] = []
+    for comp in COMPONENTS:
+        if not comp.fatal or not comp.log:
+            continue
+        start = re.search(comp.log, low, re.M)
+        if start is None:
+            continue
+        body = low[start.start():]
+        fatal = re.compile(comp.fatal)
+        line = next((ln.strip() for ln in body.splitlines()[:FATAL_SCAN]
+                     if fatal.search(ln) and ln.strip()
+                     and not any(ln.strip() in k or k in ln for k in known if k)), None)
+        if line is None:
+            continue
+        for cid, w in comp.failing:
+            out.append(vote(cid, w, f"fatal:{comp.id}", line[:300], kind="component-log"))
+    return out
+
+
 def _sorted(causes: list[CauseScore]) -> list[CauseScore]:
     order = {c.id: i for i, c in enumerate(CAUSES)}
     return sorted(causes, key=lambda c: (-round(c.score, 6), order.get(c.cause.id, len(order))))
@@ -785,6 +815,7 @@ def triage(texts: Iterable[tuple[str, str]],
              + toolkit_default_path_on_own_containerd(text)
              + wrapper_fallback_operand(text, matches) + unattended_upgrades(text)
              + gpu_columns(unwrap(text)) + distro_rendered_config(text)
+             + rhel_release_mismatch(text)
              + plugin_works_by_hand(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
@@ -794,6 +825,7 @@ def triage(texts: Iterable[tuple[str, str]],
                     + containerd_1x_merge(evidence.snapshot, matches) + stage
                     + operand_table(evidence.parts) + readings(evidence.parts)
                     + applied_configs(evidence.plugin_configs))
+    ranked = _merge(ranked, component_failures("\n".join(t.text for t in inputs), matches))
     ranked = host_state_first(order_by_chain(ranked, ruled_out(matches)))
     ranked = _sorted(ranked + component_priors("\n".join(t.text for t in inputs), ranked))
     for cs in ranked:  # a line that rules a cause out also takes a check's "decided" away

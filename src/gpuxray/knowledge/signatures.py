@@ -247,6 +247,12 @@ CAUSES: tuple[Cause, ...] = (
           "a later containerd config file replaced the section holding the nvidia runtime",
           "`containerd config dump | grep -A3 runtimes.nvidia` and the files in "
           "/etc/containerd/conf.d (which one writes the cri plugin last)"),
+    # seed §1's component table: the exporter stopping on an error of its own at start
+    Cause("dcgm-exporter-failing", "GX406",
+          "dcgm-exporter stops on an error at start (its DCGM bindings, a metrics file, the "
+          "GPUs it queries)",
+          "`kubectl -n gpu-operator logs ds/nvidia-dcgm-exporter` (the fatal line) and the "
+          "exporter image's version against the DCGM and driver on the node"),
     # seed §6: what the node advertises against what it has; a GPU the kernel driver could not
     # bring up (its probe failed) is on the bus and in no count the scheduler sees
     Cause("gpus-missing", "GX604",
@@ -2593,6 +2599,11 @@ class Component:
     priors: tuple[tuple[str, float], ...]
     source: str
     ready_priors: tuple[tuple[str, float], ...] = ()
+    # the line shape the component's logger gives a failure it stops on (logrus/slog
+    # ``level=fatal``, klog's ``F``/``E`` prefix), and the cause such a line stands for when no
+    # signature knows its words: the component's own failure (seed §1), a vote, never deciding
+    fatal: str = ""
+    failing: tuple[tuple[str, float], ...] = ()
 
 
 COMPONENTS: tuple[Component, ...] = (
@@ -2655,7 +2666,13 @@ COMPONENTS: tuple[Component, ...] = (
               # (kubernetes/kubernetes@v1.34.0:pkg/scheduler/framework/plugins/noderesources/
               # fit.go) and a config the running plugin never re-read
               (("exhausted", 0.3), ("request-too-large", 0.25),
-               ("plugin-config-not-applied", 0.2))),
+               ("plugin-config-not-applied", 0.2)),
+              # klog's error/fatal prefix (v0.10 on); v0.9 and before logged with Go's std
+              # log: "2018/02/28 12:14:51 Could not register device plugin: %s"
+              # (NVIDIA/k8s-device-plugin@v0.9.0:main.go)
+              r"^\s*[ef]\d{4} \d\d:\d\d:\d\d|^\s*\d{4}/\d\d/\d\d \d\d:\d\d:\d\d "
+              r"(?:could not|failed to|unable to|error)\b",
+              (("not-advertised", 1.0),)),
     Component("feature-discovery", "", r"gpu-feature-discovery|\bgfd\b",
               r"writing labels to output file",
               (("gfd-labels", 0.4), ("mig-monitor", 0.3), ("plugin-config-invalid", 0.25)),
@@ -2665,7 +2682,10 @@ COMPONENTS: tuple[Component, ...] = (
               (("dcgm-connect", 0.4), ("dcgm-profiling", 0.35), ("dcgm-pod-resources", 0.25),
                ("unsupported-stack", 0.2)),
               "NVIDIA/dcgm-exporter@4.5.3-4.8.2:pkg/cmd/app.go (\"Starting dcgm-exporter\", "
-              "\"DCGM successfully initialized!\"); internal/pkg/server/server.go"),
+              "\"DCGM successfully initialized!\"); internal/pkg/server/server.go",
+              # logrus's fatal (2.x-3.x: logrus.Fatal) and slog's ERROR before os.Exit (4.x)
+              fatal=r"level=(?:fatal|error)\b",
+              failing=(("dcgm-exporter-failing", 1.0),)),
     Component("mig-manager",
               r"waiting for change to '|updating to mig config|"
               r"asserting that the requested configuration",
@@ -2673,7 +2693,8 @@ COMPONENTS: tuple[Component, ...] = (
               r"successfully updated to mig config|mig configuration applied successfully",
               (("mig-failed", 0.4), ("mig-monitor", 0.25)),
               MIG + "cmd/nvidia-mig-manager/main.go (\"Waiting for change to '%s' label\", "
-              "\"Successfully updated to MIG config: %s\")"),
+              "\"Successfully updated to MIG config: %s\")",
+              fatal=r"level=(?:fatal|error)\b", failing=(("mig-failed", 1.0),)),
     Component("validator", "",
               r"nvidia-operator-validator|nvidia-validator|/run/nvidia/validations", "",
               (("driver-failing", 0.35), ("operand-init", 0.3), ("handler-missing", 0.25)),
