@@ -541,10 +541,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # kubelet asks for a device the plugin does not know (its IDs changed under a restart or a
     # config change: the pod is refused at admission)
     _s("plugin-unknown-device", "unknown device",
-       r"invalid allocation request(?: for '[^']*')?: unknown device",
+       r"invalid allocation request(?: for (?:'[^']*'|\\?\"[^\"\\]*\\?\"))?: unknown device",
        {"admission-failed": 2.5, "plugin-config-not-applied": 0.5}, (LOG, EVENT, STATUS), True,
        examples=(_x("invalid allocation request for 'nvidia.com/gpu': unknown device: "
                     "GPU-5c0f::3", "NVIDIA/k8s-device-plugin@v0.14.0:internal/plugin/server.go"),
+                 _x('invalid allocation request for "nvidia.com/gpu": unknown device: GPU-5c0f',
+                    "NVIDIA/k8s-device-plugin@v0.17.0:internal/plugin/server.go"),
                  _x("invalid allocation request: unknown device: GPU-5c0f",
                     "NVIDIA/k8s-device-plugin@1.0.0-beta4:server.go"))),
     # printed beside the NVML failure when the plugin runs where no driver reaches it
@@ -782,7 +784,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # (libnvidia-container's driver_init wraps NVML's own "Driver Not Loaded")
     _s("nvidia-cli-driver-not-loaded", "nvidia-container-cli",
        r"nvidia-container-cli(?:\.real)?:? initialization error: nvml error: driver not loaded",
-       {"nvml-init": 3.5, "driver-failing": 1.0, "injection-failed": 0.25},
+       {"nvml-init": 4.5, "driver-failing": 1.0, "injection-failed": 0.25},
        (EVENT, STATUS, DESCRIBE, LOG), True,
        examples=(_x("stderr: nvidia-container-cli: initialization error: nvml error: driver not "
                     "loaded: unknown", GH + "NVIDIA/nvidia-container-toolkit/issues/260"),)),
@@ -798,7 +800,7 @@ SIGNATURES: tuple[Signature, ...] = (
                     "directory: unknown", GH + "canonical/microk8s-core-addons/issues/251"),)),
     _s("nvidia-cli-init", "nvidia-container-cli",
        r"nvidia-container-cli(?:\.real)?:? (?:initialization|mount|ldcache|detection|"
-       r"device|container|permission) error(?!: nvml error: driver not loaded)"
+       r"device|container|permission) error(?!: nvml error: (?:driver not loaded|unknown error))"
        r"(?!: load library failed: libnvidia-ml)",
        {"injection-failed": 3.5, "nvml-init": 0.5}, (EVENT, STATUS, DESCRIBE), True,
        examples=(_x("stderr: nvidia-container-cli: initialization error: driver error: failed "

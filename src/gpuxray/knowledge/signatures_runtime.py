@@ -44,6 +44,7 @@ CRUN = "containers/crun@1.29.1:src/libcrun/container.c"
 CD = "containerd/containerd@"
 CRIO = "cri-o/cri-o@"
 K = "kubernetes/kubernetes@"
+DP = "NVIDIA/k8s-device-plugin@"
 GH = "https://github.com/"
 
 _CREATE = (EVENT, STATUS, DESCRIBE, LOG)  # a create error: pod events, statuses, daemon logs
@@ -74,14 +75,20 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
     # where kubelet looks: another kubelet root dir, or the plugin gone right after registering);
     # the plugin reports it as its registration failing
     _s("kubelet-plugin-dial-failed", "failed to dial device plugin|failed to get device plugin",
-       r"failed to dial device plugin with socketpath |failed to get device plugin options: ",
+       r"failed to dial device plugin(?: with socketpath |: )|failed to get device plugin "
+       r"options: ",
        {"not-advertised": 2.5}, (LOG, JOURNAL), False,
        ("E0312 10:02:10.000000    1655 manager.go:382] failed to dial device plugin with "
         "socketPath /var/lib/kubelet/device-plugins/nvidia-gpu.sock: context deadline exceeded",
         K + "v1.20.0:pkg/kubelet/cm/devicemanager/manager.go"),
        ("Could not register device plugin: rpc error: code = Unknown desc = failed to get device "
         "plugin options: rpc error: code = Unavailable desc = connection error",
-        K + "v1.20.0:pkg/kubelet/cm/devicemanager/manager.go")),
+        K + "v1.20.0:pkg/kubelet/cm/devicemanager/manager.go"),
+       # 1.26 on: the v1beta1 client's dial, logged as a structured error
+       ('E0312 10:02:10.000000    1655 client.go:62] "Unable to connect to device plugin client '
+        'with socket path" err="failed to dial device plugin: context deadline exceeded" '
+        'path="/var/lib/kubelet/device-plugins/nvidia-gpu.sock"',
+        K + "008b3652:pkg/kubelet/cm/devicemanager/plugin/v1beta1/client.go")),
     # The device manager's other refusals at admission, wrapped as "Allocate failed due to %v,
     # which is unexpected": the resource is not (or no longer) registered, an old kubelet's
     # wording of it, and the plugin answering Allocate without a container response.
@@ -367,7 +374,8 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
     # nvidia-ctk cdi generate (or the toolkit container generating one) produced no spec, or
     # the device nodes it needs are not there (no module loaded: no nvidia major number)
     _s("ctk-cdi-generate-failed", "failed to generate cdi spec|device nodes",
-       r"failed to generate cdi spec|failed to create nvidia (?:control )?device nodes",
+       r"failed to generate cdi spec|failed to create nvidia (?:control )?device nodes"
+       r"(?!: failed to load nvidia kernel modules)",
        {"cdi-unresolvable": 2.0, "nvml-init": 1.0}, (LOG,), False,
        ('level=error msg="failed to generate CDI spec: failed to create device CDI specs: '
         'failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND"',
@@ -390,4 +398,263 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
        {"injection-failed": 3.5}, _CREATE, True,
        ("/usr/local/bin/nvidia-container-cli: error while loading shared libraries: libe",
         GH + "siderolabs/extensions/issues/751")),
+
+    # ---- sibling messages read from each component's source --------------------------------
+    # (the families above were keyed on the lines tickets carried; these are the other errors
+    # the same functions print, instantiated from the cited tags, so a wording a ticket has not
+    # yet shown is recognised too)
+
+    # libnvidia-container: NVML's Unknown Error at the CLI's init or its device queries. The
+    # CLI runs on the host's driver, so the host's NVML is what fails (a GSP/firmware fault, a
+    # driver upgraded without a reboot): not the injection, which never got that far.
+    _s("cli-nvml-unknown-init", "nvidia-container-cli",
+       r"nvidia-container-cli(?:\.real)?:? initialization error: nvml error: unknown error",
+       {"nvml-init": 4.5, "nvml-gpu-error": 1.0, "injection-failed": 0.25}, _CREATE, True,
+       ("nvidia-container-cli: initialization error: nvml error: unknown error",
+        CLI + "v1.17.0:src/driver.c")),
+    _s("cli-nvml-unknown-detection", "nvidia-container-cli",
+       r"nvidia-container-cli(?:\.real)?:? detection error: nvml error: unknown error",
+       {"nvml-gpu-error": 4.5, "nvml-init": 1.0, "injection-failed": 0.25}, _CREATE, True,
+       ("nvidia-container-cli: detection error: nvml error: unknown error",
+        CLI + "v1.17.0:src/driver.c")),
+    # its debug log (NVC_DEBUG_FILE, the toolkit's log) when it was asked to load the modules
+    # and could not: no NVIDIA module for this kernel, or the driver not installed
+    _s("cli-kernel-module-load", "could not load kernel module nvidia",
+       r"could not load kernel module nvidia(?:_uvm)?\b",
+       {"nvml-init": 2.0, "driver-failing": 1.0, "kernel-upgraded": 0.5}, (LOG, JOURNAL), False,
+       ("E1129 10:02:10.123456 12345 nvc.c:356] could not load kernel module nvidia",
+        CLI + "v1.17.0:src/nvc.c"),
+       ("E1129 10:02:10.123456 12345 nvc.c:371] could not load kernel module nvidia_uvm",
+        CLI + "v1.17.0:src/nvc.c")),
+
+    # nvidia-container-runtime / -hook: the config.toml the runtime and hook read is not
+    # parseable or names an ldconfig the CLI cannot use; every GPU container fails at create
+    _s("ctk-runtime-config-invalid", "error loading config|failed to load specified config file|"
+       "is not host-relative",
+       r"error loading config: (?:\(\d+, \d+\): |failed to unmarshal config|invalid config|"
+       r"failed to load specified config file)|failed to load config: failed to load specified "
+       r"config file|"
+       r"nvidia-container-cli\.ldconfig value \S+ is not host-relative",
+       {"injection-failed": 3.0}, _CREATE, False,
+       ('error loading config: (5, 12): was expecting token =, but got "runtimes" instead',
+        CTK + "v1.18.0:internal/runtime/runtime.go"),
+       ('error loading config: invalid config: nvidia-container-cli.ldconfig value '
+        '"/sbin/ldconfig" is not host-relative (does not start with a \'@\')',
+        CTK + "v1.18.0:internal/config/cli.go"),
+       ("failed to load config: failed to load specified config file: open /etc/nvidia-container-"
+        "runtime/config.toml: permission denied",
+        CTK + "v1.18.0:cmd/nvidia-container-runtime-hook/hook_config.go")),
+    # the low-level runtime it was configured with is there but not runnable, or exec fails
+    _s("ctk-lowlevel-runtime-unusable", "error locating runtime: invalid path|could not exec '",
+       r"error locating runtime: invalid path '|could not exec '[^']+': ",
+       {"injection-failed": 3.0}, _CREATE, True,
+       ("failed to create NVIDIA Container Runtime: error constructing low-level runtime: error "
+        "locating runtime: invalid path '/usr/local/sbin/runc': specified path '/usr/local/sbin/"
+        "runc' is not an executable file", CTK + "v1.18.0:internal/oci/runtime_path.go"),
+       ("could not exec '/usr/bin/runc': permission denied",
+        CTK + "v1.18.0:internal/oci/runtime_syscall_exec.go")),
+    # the runtime's discoverers failing on the host's driver files or device nodes while it
+    # builds the container's edits (a driver root without the files it looks for)
+    _s("ctk-discover-failed", "failed to get required container edits|error discovering",
+       r"failed to get required container edits: |error discovering (?:devices|mounts|hooks|"
+       r"envs) for discoverer ",
+       {"injection-failed": 2.5}, _CREATE, True,
+       ("could not apply required modification to OCI specification: error modifying OCI spec: "
+        "failed to get required container edits: failed to discover devices: error discovering "
+        "devices for discoverer 0: error getting info: stat /dev/nvidia-uvm: no such file or "
+        "directory", CTK + "v1.18.0:internal/modifier/discover.go"),
+       ("failed to discover mounts: error discovering mounts for discoverer 2: no lookup defined",
+        CTK + "v1.18.0:internal/discover/list.go")),
+    # the volume-mounts device list the plugin passes named a CDI device the runtime refuses
+    _s("ctk-cdi-mount-request-invalid", "invalid mount cdi device request",
+       r"invalid mount cdi device request: ",
+       {"cdi-unresolvable": 1.5, "injection-failed": 1.0}, (LOG,), False,
+       ('level=warning msg="Ignoring invalid mount request for CDI device nvidia.com/gpu=0: '
+        'invalid mount CDI device request: nvidia.com/gpu=0"',
+        CTK + "v1.18.0:internal/config/image/cuda_image.go")),
+    # nvidia-cdi-hook (and the legacy hook before it) reading the container's state from the
+    # runtime on stdin
+    _s("cdi-hook-container-state", "container root|container state",
+       r"failed to determined? container root|failed to load container state: |"
+       r"could not decode container state: ",
+       {"injection-failed": 2.5}, _CREATE, True,
+       ('level=error msg="failed to determined container root: failed to load container state: '
+        'failed to decode container state: EOF"',
+        CTK + "v1.18.0:cmd/nvidia-cdi-hook/create-symlinks/create-symlinks.go"),
+       ("panic: could not decode container state: unexpected end of JSON input",
+        CTK + "v1.4.0:pkg/container_config.go")),
+    # the runtime before v1.10 (cmd/nvidia-container-runtime/main.go): its own wrapping of a
+    # runtime it could not build, a hook it could not inject, or a log it could not open (an
+    # immutable /var/log); every GPU container fails at create
+    _s("ctk-runtime-legacy-wrap", "error creating runtime|error constructing nvidia container "
+       "runtime|error constructing runc runtime|error injecting nvidia container runtime hook|"
+       "error opening debug log file",
+       r"error creating runtime: error constructing|error constructing (?:nvidia container|runc) "
+       r"runtime: |error injecting nvidia container runtime hook: |"
+       r"error opening debug log file: ",
+       {"injection-failed": 2.5}, _CREATE, True,
+       ("ERRO[0000] Error running [nvidia-container-runtime --root /run/containerd/runc/k8s.io "
+        "create --bundle /run/containerd/io.containerd.runtime.v2.task/k8s.io/abc abc]: error "
+        "creating runtime: error constructing NVIDIA Container Runtime: error constructing runc "
+        "runtime: error locating runtime: no runtime binary found from candidate list: "
+        "[docker-runc runc]", CTK + "v1.8.0:cmd/nvidia-container-runtime/main.go"),
+       ("error opening debug log file: open /var/log/nvidia-container-runtime.log: read-only "
+        "file system", CTK + "v1.8.0:cmd/nvidia-container-runtime/main.go"),
+       ("error creating runtime: error constructing NVIDIA Container Runtime: error injecting "
+        "NVIDIA Container Runtime hook: error loading OCI specification for modification: error "
+        "reading OCI specification: unexpected end of JSON input",
+        CTK + "v1.8.0:cmd/nvidia-container-runtime/runtime_factory.go")),
+    # nvidia-ctk system create-device-nodes / create-dev-char-symlinks (and cdi generate in
+    # the toolkit container) loading the modules first: the driver is not loadable here
+    _s("ctk-load-modules-failed", "failed to load nvidia kernel modules",
+       r"failed to load nvidia kernel modules: ",
+       {"nvml-init": 2.0, "driver-failing": 1.0}, (LOG,), False,
+       ('level=error msg="failed to create NVIDIA control device nodes: failed to load NVIDIA '
+        'kernel modules: failed to load module nvidia: fork/exec /sbin/modprobe: no such file or '
+        'directory; output="',
+        CTK + "v1.18.0:cmd/nvidia-ctk/system/create-device-nodes/create-device-nodes.go")),
+    # nvidia-ctk cdi list: the cache reported specs it could not load (the errors follow)
+    _s("ctk-cdi-list-registry-errors", "the following registry errors were reported",
+       r"the following registry errors were reported",
+       {"cdi-unresolvable": 1.0}, (LOG,), False,
+       ('level=warning msg="The following registry errors were reported:"',
+        CTK + "v1.18.0:cmd/nvidia-ctk/cdi/list/list.go")),
+    # nvidia-ctk runtime configure --runtime=<x> naming a runtime it does not configure: the
+    # nvidia handler is never written
+    _s("ctk-configure-runtime-unrecognized", "unrecognized runtime '|does not support drop-in",
+       r"unrecognized runtime '[^']*'|runtime \S+ does not support drop-in configs",
+       {"handler-missing": 2.5}, (LOG,), False,
+       ("level=fatal msg=\"unrecognized runtime 'containerd2'\"",
+        CTK + "v1.18.0:cmd/nvidia-ctk/runtime/configure/configure.go"),
+       ('level=fatal msg="runtime docker does not support drop-in configs"',
+        CTK + "v1.18.0:cmd/nvidia-ctk/runtime/configure/configure.go")),
+
+    # the CDI library's spec and name validation: a spec it refuses defines no device, so
+    # every device named from it is unresolvable (pkg/cdi spec.go, device.go, parser)
+    _s("cdi-spec-invalid", "cdi spec|cdi device name|unqualified device|invalid spec, |"
+       "not found for spec|host type mismatch|empty device edits|spec version must be",
+       r"failed to (?:parse|read|load) cdi spec|invalid cdi spec: |invalid cdi device name |"
+       r"unqualified device \\?\"[^\"\\]*\\?\", missing |invalid spec, (?:multiple device|"
+       r"no devices)|device \\?\"[^\"\\]+\\?\" not found for spec|cdi device \(\\?\"[^)]*\), "
+       r"host type mismatch|invalid device, empty device edits|the spec version must be at least",
+       {"cdi-unresolvable": 2.5}, (*_CREATE, JOURNAL), True,
+       ('failed to parse CDI Spec "/etc/cdi/nvidia.yaml": error converting YAML to JSON: yaml: '
+        'line 10: did not find expected key', CDI + "spec.go"),
+       ('invalid CDI Spec: invalid device "0": invalid hook "createContainer" with empty path',
+        "cncf-tags/container-device-interface@v0.8.1:pkg/cdi/spec.go"),
+       ('invalid CDI device name "gpu0"', CDI + "annotations.go"),
+       ('unqualified device "gpu=0", missing vendor',
+        "cncf-tags/container-device-interface@v1.0.1:pkg/parser/parser.go"),
+       ('CDI: device "nvidia.com/gpu=3" not found for spec "nvidia.com/gpu"',
+        "cncf-tags/container-device-interface@v0.3.2:specs-go/oci.go")),
+    # containerd's CRI plugin could not set up the CDI cache over its cdi_spec_dirs (a watch it
+    # cannot create): the plugin does not load, so no CDI device resolves on the node
+    _s("cdi-registry-configure-failed", "failed to configure cdi registry",
+       r"failed to configure cdi registry",
+       {"cdi-unresolvable": 2.0, "containerd-config": 1.0}, (LOG, JOURNAL), False,
+       ("failed to configure CDI registry: failed to create watcher: too many open files",
+        CD + "v1.7.0:pkg/cri/server/service_linux.go")),
+
+    # kubelet: the device manager's other refusals at admission, and its registration server.
+    # A container whose GPU count changed under an existing allocation (a restarted pod after
+    # its spec was mutated, or checkpoint state from another pod).
+    _s("admission-request-changed", "changed request for resource",
+       r"changed request for resource \W*\S+? from \d+ to \d+",
+       {"admission-failed": 3.0}, (EVENT, STATUS, DESCRIBE, LOG), True,
+       ('Allocate failed due to pod "4c8a" container "cuda" changed request for resource '
+        '"nvidia.com/gpu" from 1 to 2, which is unexpected', K + "41915644:pkg/kubelet/cm/"
+        "devicemanager/manager.go"),
+       ("Allocate failed due to pod 4c8a container cuda changed request for resource "
+        "nvidia.com/gpu from 1 to 2, which is unexpected",
+        K + "v1.20.0:pkg/kubelet/cm/devicemanager/manager.go")),
+    # the plugin answered Allocate with an error of its own (code = Unknown): admission failed,
+    # the reason in the rest of the line (what failed in the plugin) votes on its own
+    _s("admission-plugin-allocate-error", "allocate failed due to rpc error: code = unknown",
+       r"allocate failed due to rpc error: code = unknown desc = (?:failed to get allocate "
+       r"response|invalid allocation request|failed to add cdi annotations)",
+       {"admission-failed": 3.0}, (EVENT, STATUS, DESCRIBE), False,
+       ("Allocate failed due to rpc error: code = Unknown desc = failed to get allocate response "
+        "for CDI: failed to get CDI spec: failed to create device CDI specs: failed to "
+        "initialize NVML: ERROR_UNKNOWN, which is unexpected",
+        DP + "v0.17.0:internal/plugin/server.go")),
+    # the device manager could not persist its allocation state (a full or read-only disk):
+    # Allocate fails, so does every GPU pod's admission on the node
+    _s("kubelet-checkpoint-write", "kubelet_internal_checkpoint",
+       r"failed to write (?:deviceplugin )?checkpoint file \W*kubelet_internal_checkpoint",
+       {"admission-failed": 2.5}, (EVENT, STATUS, DESCRIBE, LOG, JOURNAL), True,
+       ('Allocate failed due to failed to write checkpoint file "kubelet_internal_checkpoint": '
+        'write /var/lib/kubelet/device-plugins/.882934: no space left on device, which is '
+        'unexpected', K + "41915644:pkg/kubelet/cm/devicemanager/manager.go"),
+       ('failed to write deviceplugin checkpoint file "kubelet_internal_checkpoint": open '
+        '/var/lib/kubelet/device-plugins/.882934: read-only file system',
+        K + "v1.10.0:pkg/kubelet/cm/devicemanager/manager.go")),
+    # kubelet refusing a plugin's registration (API version, resource name) or its own
+    # registration socket not serving: no plugin can register, nothing is advertised
+    _s("kubelet-registration-refused", "bad registration request from device plugin|"
+       "device plugin registration grpc server|starting device plugin registry",
+       r"bad registration request from device plugin|failed to serve device plugin "
+       r"registration grpc server|failed to listen to socket while starting device plugin "
+       r"registry|device plugin registration grpc server failed",
+       {"not-advertised": 2.5}, (LOG, JOURNAL), True,
+       ('I0312 10:02:10.000000    1655 server.go:160] "Bad registration request from device '
+        'plugin with resource" resourceName="nvidia.com/gpu" err="requested API version '
+        '\\"v1alpha\\" is not supported by kubelet. Supported version is \\"v1beta1\\""',
+        K + "01aa5dac:pkg/kubelet/cm/devicemanager/plugin/v1beta1/server.go"),
+       ('E0312 10:02:10.000000    1655 server.go:115] "Failed to serve device plugin registration '
+        'grpc server, retrying..." err="listen unix /var/lib/kubelet/device-plugins/kubelet.sock: '
+        'bind: address already in use"',
+        K + "01aa5dac:pkg/kubelet/cm/devicemanager/plugin/v1beta1/server.go")),
+
+    # CRI-O's runtime table entry for the handler names a runtime type it does not know
+    _s("crio-runtime-type-invalid", "invalid `runtime_type`",
+       r"invalid `runtime_type` \S+ for runtime \S+",
+       {"injection-failed": 2.5, "handler-missing": 0.5}, (LOG, JOURNAL, *_CREATE), True,
+       ('invalid `runtime_type` "vm" for runtime "nvidia"', CRIO + "v1.28.0:pkg/config/config.go")),
+
+    # ---- k8s-device-plugin: the plugin's start, read from its main and resource managers ----
+    # NVML answering Unknown Error for a GPU while the plugin builds its device map: the GPU
+    # itself is in a bad state (NVML initialised)
+    _s("plugin-device-map-nvml-unknown", "error_unknown|unknown error",
+       r"error getting (?:device handle|product name) for (?:gpu with )?index '\d+': "
+       r"(?:error_unknown|unknown error)",
+       {"nvml-gpu-error": 3.0, "not-advertised": 1.0}, (LOG,), True,
+       ("E1129 10:02:10.000000       1 main.go:173] error starting plugins: error getting "
+        "plugins: unable to create plugins: failed to construct resource managers: error "
+        "building device map: error building device map from config.resources: error building "
+        "GPU device map: error getting device handle for index '0': ERROR_UNKNOWN",
+        DP + "v0.17.0:internal/rm/device_map.go"),
+       ("panic: Unable to load resource managers to manage plugin devices: error building "
+        "device map from config.resources: error building GPU device map: error getting product "
+        "name for GPU with index '0': Unknown Error",
+        DP + "v0.12.3:cmd/nvidia-device-plugin/mig-strategy.go")),
+    # mig.strategy=single on a node whose GPUs mix MIG on and off, or carry several MIG
+    # profiles: the layout applied does not fit the strategy the plugin was given
+    _s("plugin-mig-strategy-mismatch", "migenabled value|more than one mig device type",
+       r"all devices on the node must (?:all )?be configured with the same migenabled value|"
+       r"more than one mig device type present on node",
+       {"mig-failed": 2.5, "plugin-config-invalid": 1.5}, (LOG,), True,
+       ("panic: For mig.strategy=single all devices on the node must all be configured with the "
+        "same migEnabled value", DP + "v0.9.0:mig-strategy.go"),
+       ("panic: More than one MIG device type present on node", DP + "v0.9.0:mig-strategy.go"),
+       ("error building device map from config.resources: invalid MIG configuration: all "
+        "devices on the node must be configured with the same migEnabled value",
+        DP + "v0.17.0:internal/rm/device_map.go"),
+       ("W1129 10:02:10.000000       1 mig-strategy.go:245] Invalid configuration detected for "
+        "mig-strategy=single: more than one MIG device type present on node",
+        DP + "v0.17.0:internal/lm/mig-strategy.go")),
+    # a plugin that could not write the CDI spec its CDI device-list strategies need, or
+    # whose MPS control daemon never answered (sharing.mps): it registers nothing
+    # (its start loop's "Failed to start plugin" lines are the core's plugin-start-failed)
+    _s("plugin-setup-failed", "unable to create cdi spec file|unable to create cdi handler|"
+       "failed to start mps daemon",
+       r"unable to create cdi (?:spec file|handler): |failed to start mps daemon: ",
+       {"not-advertised": 2.0, "cdi-unresolvable": 0.5}, (LOG,), False,
+       ("error starting plugins: error getting plugins: unable to create plugins: unable to "
+        "create cdi spec file: failed to get CDI spec: failed to create edits common for "
+        "entities: failed to create discoverer for common entities: failed to create discoverer "
+        "for driver files: failed to locate libraries for driver version 535.104.05",
+        DP + "v0.17.0:cmd/nvidia-device-plugin/plugin-manager.go"),
+       ("error starting plugins: failed to start MPS daemon: error waiting for MPS daemon: error "
+        "checking MPS daemon health: failed to send command to MPS daemon: exit status 1",
+        DP + "v0.17.0:internal/plugin/server.go")),
 )
