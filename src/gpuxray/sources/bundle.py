@@ -339,32 +339,56 @@ def _whole_pods(keys: Collection[tuple[str, str]]) -> Whole | None:
 
 def _load_logs(root: Path, pods: Collection[tuple[str, str]] | None = None,
                ) -> dict[tuple[str, str, str], PodLog]:
-    """Operand logs under ``logs/<namespace>/<pod>/``; ``pods``: only those (None: all)."""
+    """Operand logs under ``logs/<namespace>/<pod>/``; ``pods``: only those (None: all).
+
+    Walked with ``os.scandir`` and plain names (sorted as the paths would sort: siblings by
+    name), each file read by :func:`read_tail` from its path string: a fleet's 16k log files
+    cost ~0.5 s through ``Path`` objects (a ``stat`` per ``is_dir``/``is_file``, sorting paths
+    part by part), for files of a few hundred bytes. The operands of one DaemonSet often log
+    the same text on every node: each distinct text is redacted once, and its
+    pods share one string (which the signature scan then looks up once, ``engines/podtext.py``)."""
     base = root / "logs"
     if not base.is_dir():
         return {}
     found: dict[tuple[str, str, str], dict[str, str]] = {}
-    for ns_dir in sorted(base.iterdir()):
-        if not ns_dir.is_dir() or not utf8_name(ns_dir.name):
+    texts: dict[str, str] = {}  # as read -> redacted (most often the same object)
+    for ns_dir in _entries(str(base)):
+        ns = ns_dir.name
+        if not ns_dir.is_dir() or not utf8_name(ns):
             continue
-        for pod_dir in sorted(ns_dir.iterdir()):
-            if not pod_dir.is_dir() or not utf8_name(pod_dir.name):
+        for pod_dir in _entries(ns_dir.path):
+            pod = pod_dir.name
+            if not pod_dir.is_dir() or not utf8_name(pod):
                 continue
-            if pods is not None and (ns_dir.name, pod_dir.name) not in pods:
+            if pods is not None and (ns, pod) not in pods:
                 continue
-            for f in sorted(pod_dir.iterdir()):
-                if not f.is_file() or not f.name.endswith(".log") or not utf8_name(f.name):
+            for f in _entries(pod_dir.path):
+                name = f.name
+                if not name.endswith(".log") or not f.is_file() or not utf8_name(name):
                     continue
-                prev = f.name.endswith(".previous.log")
-                container = f.name[: -len(".previous.log")] if prev else f.name[: -len(".log")]
-                key = (ns_dir.name, pod_dir.name, container)
-                found.setdefault(key, {})["previous" if prev else "current"] = redact_text(
-                    read_tail(f, LOG_TAIL_BYTES))
+                prev = name.endswith(".previous.log")
+                container = name[: -len(".previous.log")] if prev else name[: -len(".log")]
+                raw = read_tail(f.path, LOG_TAIL_BYTES)
+                text = texts.get(raw)
+                if text is None:
+                    text = texts[raw] = redact_text(raw)
+                found.setdefault((ns, pod, container), {})["previous" if prev else "current"] = text
     return {
         k: PodLog(k[0], k[1], k[2], v.get("current"), v.get("previous"),
                   f"logs/{k[0]}/{k[1]}/{k[2]}.log")
         for k, v in found.items()
     }
+
+
+def _entries(path: str) -> list[os.DirEntry[str]]:
+    """A directory's entries by name (``DirEntry.is_dir``/``is_file`` follow symlinks as
+    ``Path``'s do, from the type the listing gives where it gives one)."""
+    with os.scandir(path) as it:
+        return sorted(it, key=_entry_name)
+
+
+def _entry_name(e: os.DirEntry[str]) -> str:
+    return e.name
 
 
 def _walk_files(base: Path) -> Iterator[Path]:
