@@ -26,7 +26,12 @@ def test_screens(tmp_path: Path) -> None:
     b.pod("ml", "done-gpu", node="gpu-1", gpus=1, phase="Succeeded")
     b.pod("ml", "failed-gpu", node="gpu-1", gpus=1, phase="Failed")
     b.pod("ml", "sidecar", node="gpu-1",
-          init_containers=[c("init", restart_policy="Always")])
+          init_containers=[c("init", restart_policy="Always")])  # names no GPU: no holder
+    b.pod("ml", "gpu-sidecar", node="gpu-1",
+          init_containers=[c("init", gpus=1, restart_policy="Always")])
+    b.pod("ml", "gpu-init", node="gpu-1", init_containers=[c("init", gpus=2)])
+    overhead = b.pod("ml", "gpu-overhead", node="gpu-1", init_containers=[c("init")])
+    overhead["spec"]["overhead"] = {"nvidia.com/gpu": "1"}
     b.pod("ml", "envvar", node="gpu-1",
           containers=[c("main", env={"NVIDIA_VISIBLE_DEVICES": "all"})])
     annotated = b.pod("ml", "annotated", node="gpu-1")
@@ -40,12 +45,13 @@ def test_screens(tmp_path: Path) -> None:
     snap = load_bundle_dir(b.write(tmp_path / "b"))
     scan = runtime_scan(snap)
     walk = walk_bound(snap.pods)
-    assert names(walk.gpu_named) == ["gpu", "mig", "sidecar"]
-    live = ["gpu", "mig", "cpu", "sidecar", "envvar", "annotated", "crashing", "restarted-once",
-            "creating"]
+    named = ["gpu", "mig", "gpu-sidecar", "gpu-init", "gpu-overhead"]
+    assert names(walk.gpu_named) == named
+    live = ["gpu", "mig", "cpu", "sidecar", "gpu-sidecar", "gpu-init", "gpu-overhead", "envvar",
+            "annotated", "crashing", "restarted-once", "creating"]
     assert {n: names(ps) for n, ps in walk.live_by_node.items()} == {"gpu-1": live}
     core = walk_bound(load_bundle_dir(b.write(tmp_path / "core"), core_pods=True).pods)
-    assert names(core.gpu_named) == ["gpu", "mig", "sidecar"]
+    assert names(core.gpu_named) == named
     assert names(core.live_by_node["gpu-1"]) == live
     assert names(scan.intent) == ["envvar", "annotated"]
     assert names(scan.troubled) == ["failed-gpu", "crashing", "restarted-once", "creating"]

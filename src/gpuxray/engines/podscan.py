@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gpuxray.model.k8s import Pod, PodCore, PodLean
+from gpuxray.model.k8s import Pod, PodCore, PodLean, PodSpecCore
 from gpuxray.model.snapshot import Snapshot, memo
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
@@ -31,8 +31,8 @@ VISIBLE_DEVICES = "NVIDIA_VISIBLE_DEVICES"
 class BoundWalk:
     # bound, not terminal: what each node's scheduler arithmetic adds up
     live_by_node: dict[str, list[PodCore]]
-    # of those, the pods whose containers' limits or requests name a ``nvidia.com/`` key (or
-    # with init containers / overhead, which need the full arithmetic)
+    # of those, the pods whose containers', init containers' limits or requests or whose
+    # overhead name a ``nvidia.com/`` key (:func:`names_gpu`)
     gpu_named: list[PodCore]
 
 
@@ -54,17 +54,33 @@ def walk_bound(pods: Sequence[PodCore]) -> BoundWalk:
         if not node or pod.status.phase in terminal:
             continue
         by_node[node].append(pod)
-        if not (spec.init_containers or spec.overhead):
-            # screened in C: most pods of a fleet name no GPU resource at all (a key that
-            # merely contains the vendor prefix is settled exactly by the caller)
-            for c in spec.containers:
-                res = c.resources
-                if vendor in join(res.limits) or vendor in join(res.requests):
-                    break
-            else:
-                continue
-        named.append(pod)
+        if spec.init_containers or spec.overhead:
+            if names_gpu(spec):
+                named.append(pod)
+            continue
+        for c in spec.containers:  # names_gpu, inlined for the common case
+            res = c.resources
+            if vendor in join(res.limits) or vendor in join(res.requests):
+                named.append(pod)
+                break
     return BoundWalk(dict(by_node), named)
+
+
+def names_gpu(spec: PodSpecCore) -> bool:
+    """Whether a container's (or an init container's) limits or requests, or the overhead, name
+    a ``nvidia.com/`` key: screened in C, as most pods of a fleet name no GPU resource at all
+    (a key that merely contains the vendor prefix is settled exactly by the caller). A pod
+    that names none holds no GPU whatever its init containers ask: a fleet's 24k operand pods
+    all have init containers, and ran the full request arithmetic for nothing."""
+    vendor, join = GPU_VENDOR, "".join
+    if spec.overhead and vendor in join(spec.overhead):
+        return True
+    for group in (spec.containers, spec.init_containers):
+        for c in group:
+            res = c.resources
+            if vendor in join(res.limits) or vendor in join(res.requests):
+                return True
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,9 +196,10 @@ def _fleet_walk(snap: Snapshot) -> tuple[BoundWalk, RuntimeScan, OtherScreens]:
         live[node].append(pod)
         containers = spec.containers
         if spec.init_containers or spec.overhead:
-            named.append(pod)
+            if names_gpu(spec):  # as walk_bound
+                named.append(pod)
         else:
-            for c in containers:  # as walk_bound
+            for c in containers:  # names_gpu, inlined for the common case
                 res = c.resources
                 if vendor in join(res.limits) or vendor in join(res.requests):
                     named.append(pod)
