@@ -17,7 +17,7 @@ from gpuxray.checks.registry import check
 from gpuxray.checks.runtime import pod_subject
 from gpuxray.engines.capacity import is_gpu_node, is_gpu_resource
 from gpuxray.engines.operator import (
-    coverage,
+    node_coverage,
     operand_of_pod,
     operand_pod_on,
     operator_may_run,
@@ -112,7 +112,7 @@ def gpu_node_unlabelled(snap: Snapshot) -> Iterator[Finding]:
             op = BY_DAEMONSET[ds.metadata.name]
             if not op.default_on:
                 continue
-            cov = coverage(ds, node)
+            cov = node_coverage(snap, ds, node)
             for key, want, actual in cov.selector_missing:
                 if lk.is_opted_out(actual):
                     continue
@@ -139,7 +139,7 @@ def operand_taint_untolerated(snap: Snapshot) -> Iterator[Finding]:
     for ds in operand_daemonsets(snap):
         by_taint: dict[str, list[str]] = {}
         for node in nodes:
-            cov = coverage(ds, node)
+            cov = node_coverage(snap, ds, node)
             if not cov.meant_for:
                 continue  # not meant for this node (GX401 speaks for labels)
             for t in cov.untolerated:

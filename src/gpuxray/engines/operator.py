@@ -8,10 +8,11 @@ on this node and is it waiting on an earlier stage" (seed §1, §4; facts.md §5
 from __future__ import annotations
 
 import functools
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 from gpuxray.engines.podscan import runtime_scan
-from gpuxray.engines.podtext import PodMatch, scan_pod
+from gpuxray.engines.podtext import PodMatch, scan_pods
 from gpuxray.knowledge.operands import BY_DAEMONSET, Operand, operand_for
 from gpuxray.model.k8s import (
     ContainerStatus,
@@ -307,6 +308,24 @@ def coverage(ds: DaemonSet, node: Node) -> Coverage:
     return Coverage(missing, taints, not required_affinity_matches(spec.affinity, node))
 
 
+def node_coverage(snap: Snapshot, ds: DaemonSet, node: Node) -> Coverage:
+    """:func:`coverage`, computed once per DaemonSet for the nodes that look the same to it:
+    the same values of its nodeSelector's keys and the same taints (and, where its template
+    has an affinity, which may read any label or the name, only for the node itself). A
+    fleet's GPU nodes look alike to each operand DaemonSet, and the label and taint checks
+    asked every one of ~8 DaemonSets about every GPU node (52k calls on 4k nodes)."""
+    spec = ds.spec.template.spec
+    table: dict[Hashable, Coverage] = memo(snap, ("ds-coverage", id(ds)), dict)
+    labels = node.metadata.labels
+    key = (tuple(labels.get(k) for k in spec.node_selector),
+           tuple((t.key, t.value, t.effect) for t in node.spec.taints),
+           node.metadata.name if spec.affinity else None)
+    cov = table.get(key)
+    if cov is None:
+        cov = table[key] = coverage(ds, node)
+    return cov
+
+
 @functools.lru_cache(maxsize=8)
 def pod_matches(snap: Snapshot) -> dict[tuple[str, str], list[PodMatch]]:
     """Signature matches per bound pod, for pods that show any trouble or have logs collected.
@@ -326,8 +345,7 @@ def pod_matches(snap: Snapshot) -> dict[tuple[str, str], list[PodMatch]]:
             pods.append(pod)
             seen.add(id(pod))
     out: dict[tuple[str, str], list[PodMatch]] = {}
-    for pod in pods:
-        ms = scan_pod(snap, pod)
+    for pod, ms in zip(pods, scan_pods(snap, pods), strict=True):
         if ms:
             out[(pod.metadata.namespace or "default", pod.metadata.name)] = ms
     return out

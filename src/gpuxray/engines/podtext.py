@@ -9,7 +9,7 @@ Gathering them in one place keeps the checks and ``why`` on the same evidence.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from gpuxray.engines.signatures import Match, default_matcher
@@ -87,21 +87,72 @@ class PodMatch:
 
 
 def scan_pod(snap: Snapshot, pod: Pod, *, logs: bool = True) -> list[PodMatch]:
-    """Signature matches in everything known about ``pod`` (events, statuses, logs).
+    """Signature matches in everything known about ``pod`` (events, statuses, logs): those of
+    each text of :func:`pod_texts`, in its order (:func:`scan_pods` for one pod)."""
+    return scan_pods(snap, (pod,), logs=logs)[0]
+
+
+def scan_pods(snap: Snapshot, pods: Iterable[Pod], *,
+              logs: bool = True) -> list[list[PodMatch]]:
+    """:func:`scan_pod` of each pod, in order.
 
     Each distinct text is scanned once per snapshot: a fleet repeats the same event messages,
     container states and healthy operand logs on thousands of pods, and a match depends only
-    on the text (its ``origin`` is set to where this copy came from)."""
+    on the text (its ``origin`` is set to where this copy came from). The texts are walked
+    here without building a :class:`PodText` for those that match nothing, and a log's body
+    is cut once per distinct log text (bundle sources share one string among the pods that
+    logged the same): of a fleet's 18k scanned pods, 16k operands with a healthy log, most of
+    the time went to gathering texts that match nothing, not to the scan."""
     m = default_matcher()
     seen: dict[str, list[Match]] = memo(snap, ("podtext-scan", id(m)), dict)
-    out: list[PodMatch] = []
-    for t in pod_texts(snap, pod, logs=logs):
-        found = seen.get(t.text)
-        if found is None:
-            found = seen[t.text] = m.scan_text(t.text)
-        for match in found:
-            out.append(PodMatch(replace(match, origin=t.source) if t.source else match, t))
-    return out
+    bodies: dict[str, str] = memo(snap, "podtext-log-bodies", dict)
+    scan = m.scan_text
+    by_object = snap.events_by_object
+    by_pod = snap.logs_by_pod if logs else {}
+    ev_src = snap.source(Input.EVENTS)
+    pods_src = snap.source(Input.PODS)
+    result: list[list[PodMatch]] = []
+    for pod in pods:
+        out: list[PodMatch] = []
+        result.append(out)
+
+        def add(source: str, where: str, container: str, text: str,
+                out: list[PodMatch] = out) -> None:
+            found = seen.get(text)
+            if found is None:
+                found = seen[text] = scan(text)
+            if found:
+                t = PodText(source, where, container, text)
+                for match in found:
+                    out.append(PodMatch(replace(match, origin=source) if source else match, t))
+
+        ns = pod.metadata.namespace or "default"
+        name = pod.metadata.name
+        for e in by_object.get(("Pod", ns, name), ()):
+            if e.type != "Normal":
+                add(ev_src, "event", "", f"{e.reason}: {e.message}")
+        status = pod.status
+        for statuses in (status.init_container_statuses, status.container_statuses):
+            for st in statuses:
+                for state in (st.state, st.last_state):
+                    if state.waiting is not None or state.terminated is not None:
+                        for line in _state_texts(state):
+                            add(pods_src, "status", st.name, line)
+        if status.message:
+            add(pods_src, "status", "", f"{status.reason}: {status.message}")
+        for log in by_pod.get((ns, name), ()):
+            for raw, suffix in ((log.current, ".log"), (log.previous, ".previous.log")):
+                if not raw:
+                    continue
+                body = bodies.get(raw)
+                if body is None:
+                    body = bodies[raw] = log_body(raw)
+                found = seen.get(body)
+                if found is None:
+                    found = seen[body] = scan(body)
+                if found:
+                    add(f"logs/{ns}/{name}/{log.container}{suffix}", "log", log.container, body)
+    return result
 
 
 def log_tail(snap: Snapshot, namespace: str, pod: str, container: str | None = None,
