@@ -75,6 +75,7 @@ def open_snapshot(opts: SourceOpts, *, core_pods: bool = False,
                   log_nodes: Callable[[Snapshot], Collection[str] | None] | None = None,
                   focus: tuple[str, str] | None = None,
                   core_enough: Callable[[Snapshot], bool] | None = None,
+                  core_kinds: Collection[Input] | None = None,
                   lean_pods: bool = False,
                   ) -> Iterator[Snapshot]:
     """The one place that turns command-line source options into a Snapshot.
@@ -98,7 +99,9 @@ def open_snapshot(opts: SourceOpts, *, core_pods: bool = False,
     ``focus`` (namespace, pod) and ``core_enough`` (``why``): a bundle's pods are first decoded
     as PodCore but for the focused pod, which is decoded whole; where ``core_enough`` says the
     command's answer reads no more of the others, that snapshot is the one used (without
-    logs), else the bundle is read again with whole pods.
+    logs), else the bundle is read again with whole pods. That first read decodes only the
+    events of pods of the focused pod's name, and only ``core_kinds`` (else ``kinds``): an
+    answer taken from it reads no other pod's events, and no kind it leaves out.
     """
     if opts.bundle:
         from gpuxray.sources.bundle import open_bundle
@@ -106,7 +109,8 @@ def open_snapshot(opts: SourceOpts, *, core_pods: bool = False,
         if focus is not None and core_enough is not None:
             with open_bundle(opts.bundle, lenient=opts.keep_going, core_pods=True,
                              whole_pods=(focus,), log_nodes=lambda _s: (),
-                             kinds=kinds) as snap:
+                             kinds=kinds if core_kinds is None else core_kinds,
+                             pod_events=(focus[1],)) as snap:
                 enough = core_enough(snap)
                 if enough:
                     with _gc_paused():

@@ -104,8 +104,9 @@ class Whole:
     one at its position. A file read whole (small, YAML, or not a List) decodes every object
     as ``typ``, which holds every field of the slim type.
 
-    ``want`` (``check``, which wants many pods whole, by what their slim fields show): each
-    piece's slim objects are asked, and the wanted ones decoded whole from their own text."""
+    ``want`` (``check``, which wants many pods whole, by what their slim fields show; ``why``,
+    which names its pod): each piece's slim objects are asked, and the wanted ones decoded
+    whole from their own text."""
 
     typ: type[Any]
     needles: tuple[bytes, ...]
@@ -115,6 +116,9 @@ class Whole:
     want: Callable[[Any], bool] | None = None
     #: called with each piece's objects decoded whole (the slim ones are not passed to ``each``)
     shared: Callable[[list[Any]], None] | None = None
+    #: with ``want``: a piece (or the rest of the file) where many objects were wanted is
+    #: decoded whole at once; off, only the wanted objects are ever whole (``why``'s one pod)
+    by_share: bool = True
 
 
 def decode_file(path: Path, typ: type[T], name: str, whole: Whole | None = None,
@@ -129,6 +133,31 @@ def decode_file(path: Path, typ: type[T], name: str, whole: Whole | None = None,
     """
     out = _decode_file(path, typ, name, whole, each)
     return out
+
+
+def decode_file_where(path: Path, typ: type[T], name: str, head: type[Any],
+                      keep: Callable[[Any], bool]) -> list[T]:
+    """The objects of a file for which ``keep`` holds, ``keep`` asked of each object decoded
+    as ``head`` (a few of its fields): ``why``'s first read keeps its pod's events alone.
+
+    A JSON List of moderate size is parsed twice, once into heads and once into raw items,
+    and only the kept items are decoded as ``typ`` (over a fleet's 29k events: ~0.02 s
+    instead of ~0.05 s, and no index over all of them to build). ``head`` reads only fields
+    ``typ`` has, so ``keep`` answers for the object as ``typ`` decodes it. Anything else
+    (YAML, a large file, a single object, an item not of the type) takes :func:`decode_file`,
+    then ``keep``, so errors are worded as there."""
+    if not _is_yaml(name) and path.stat().st_size < STREAM_THRESHOLD:
+        data = path.read_bytes()
+        try:
+            heads = msgspec.json.decode(data, type=_List[head]).items  # type: ignore[valid-type]
+            raws = msgspec.json.decode(data, type=_RawList).items
+            if heads is not None and raws is not None and len(heads) == len(raws):
+                dec = msgspec.json.Decoder(typ)
+                return [dec.decode(raws[i]) for i, h in enumerate(heads) if keep(h)]
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            pass
+    out = decode_file(path, typ, name)
+    return [o for o in out if keep(o)]
 
 
 def _decode_file(path: Path, typ: type[T], name: str, whole: Whole | None,
@@ -297,6 +326,7 @@ class _Wanted:
         assert whole.want is not None
         self.want = whole.want
         self.shared = whole.shared
+        self.by_share = whole.by_share
         self.opening = opening
         self.whole_dec = msgspec.json.Decoder(list[whole.typ])  # type: ignore[name-defined]
         self.item_dec = msgspec.json.Decoder(whole.typ)
@@ -304,7 +334,8 @@ class _Wanted:
         self.seen = self.wanted = 0
 
     def all_whole(self) -> bool:
-        return self.seen >= _SETTLE_ITEMS and self.wanted > _WHOLE_FILE_SHARE * self.seen
+        return (self.by_share and self.seen >= _SETTLE_ITEMS
+                and self.wanted > _WHOLE_FILE_SHARE * self.seen)
 
     def whole_piece(self, view: memoryview) -> list[Any]:
         got: list[Any] = self.whole_dec.decode(view)
@@ -326,7 +357,7 @@ class _Wanted:
         self.wanted += len(idx)
         if not idx:
             return
-        if len(idx) > _WHOLE_PIECE_SHARE * len(got):
+        if self.by_share and len(idx) > _WHOLE_PIECE_SHARE * len(got):
             got[:] = self.whole_piece(view)
             return
         wholes = self.by_opening(got, idx, view)
