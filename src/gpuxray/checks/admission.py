@@ -72,30 +72,37 @@ def runtimeclass_missing(snap: Snapshot) -> Iterator[Finding]:
 
     Without the RuntimeClass list the check can only decide when nothing names a class.
     """
+    # the names no RuntimeClass defines (a fleet's pods name ``nvidia`` by the ten thousand:
+    # a subject is made only for those that fail), and whether any name one at all
+    has_classes = snap.has(Input.RUNTIMECLASSES)
+    defined = snap.runtimeclass_by_name if has_classes else {}
+    any_named = False
     named: list[tuple[Subject, str, Input]] = []
     for pod in snap.runtime_class_pods:
         rc = pod.spec.runtime_class_name
         if rc and pod.status.phase not in ("Succeeded", "Failed"):
-            named.append((Subject("Pod", pod.metadata.name, pod.metadata.namespace), rc,
-                          Input.PODS))
+            any_named = True
+            if has_classes and rc not in defined:
+                named.append((Subject("Pod", pod.metadata.name, pod.metadata.namespace), rc,
+                              Input.PODS))
     for subj, spec, inp in _templates(snap):
         if spec.runtime_class_name:
-            named.append((subj, spec.runtime_class_name, inp))
+            any_named = True
+            if has_classes and spec.runtime_class_name not in defined:
+                named.append((subj, spec.runtime_class_name, inp))
     refused = [(subj, when, msg, name) for subj, when, msg in _latest_failed_create(snap)
                for name in [runtimeclass_refused(msg)] if name]
-    if not snap.has(Input.RUNTIMECLASSES):
-        if named or refused:
+    if not has_classes:
+        if any_named or refused:
             st = snap.state(Input.RUNTIMECLASSES)
             yield unknown("GX102", CLUSTER, st.source, st.reason)
         return
-    defined = snap.runtimeclass_by_name
     defined_ev = snap.ev(Input.RUNTIMECLASSES, f"defined: {sorted(defined) or 'none'}")
     seen: set[Subject] = set()
     for subj, rc, inp in named:
-        if rc not in defined:
-            seen.add(subj)
-            yield fail("GX102", subj, [snap.ev(inp, f"{subj}: runtimeClassName={rc}"),
-                                       defined_ev], runtime_class=rc)
+        seen.add(subj)
+        yield fail("GX102", subj, [snap.ev(inp, f"{subj}: runtimeClassName={rc}"),
+                                   defined_ev], runtime_class=rc)
     for subj, when, msg, name in refused:
         if subj not in seen and name not in defined:
             yield fail("GX102", subj, [snap.ev(Input.EVENTS, f"{when} FailedCreate: {msg}")],

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 from gpuxray.checks.containerd import node_root_config, toolkit_config_not_read
 from gpuxray.checks.registry import check
-from gpuxray.engines.operator import pod_matches
+from gpuxray.engines.operator import matches_by_code
 from gpuxray.engines.podscan import other_screens
 from gpuxray.engines.signatures import default_matcher
 from gpuxray.knowledge.signatures import CAUSE_BY_ID
@@ -40,8 +40,7 @@ HOST_TEXTS = ("dmesg.txt", "journal-containerd.txt", "journal-kubelet.txt")
 
 
 def _pod_code(snap: Snapshot, code: str) -> Iterator[Finding]:
-    for (ns, name), ms in pod_matches(snap).items():
-        mine = [m for m in ms if CAUSE_BY_ID[m.match.signature.primary].code == code]
+    for (ns, name), mine in matches_by_code(snap, code).items():  # pod_matches' order
         pod = snap.pod_by_key.get((ns, name))
         if not mine or pod is None:
             continue

@@ -17,8 +17,9 @@ from gpuxray.checks.registry import check
 from gpuxray.checks.runtime import pod_subject
 from gpuxray.engines.capacity import is_gpu_node, is_gpu_resource
 from gpuxray.engines.operator import (
+    bound_operand_pods,
+    bound_operands,
     node_coverage,
-    operand_of_pod,
     operand_pod_on,
     operator_may_run,
     pod_matches,
@@ -39,7 +40,7 @@ from gpuxray.knowledge.operands import (
     DRIVER,
     MIG_MANAGER,
 )
-from gpuxray.knowledge.signatures import CAUSE_BY_ID
+from gpuxray.knowledge.signatures import CAUSE_BY_ID, Signature
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import CLUSTER, Evidence, Finding, Severity, Subject
 from gpuxray.model.incident import short_list
@@ -231,11 +232,8 @@ def driver_not_ready(snap: Snapshot) -> Iterator[Finding]:
     cp = policy(snap)
     ns = snap.operator_namespace
     if cp is None or cpk.driver_enabled(cp):
-        for pod in snap.pods_by_namespace.get(ns, []):
-            if not pod.spec.node_name:
-                continue
-            op = operand_of_pod(pod)
-            if op is None or op.daemonset != DRIVER or pod_ready(pod):
+        for pod in bound_operand_pods(snap, DRIVER):
+            if pod_ready(pod):
                 continue
             ms = pod_matches(snap).get((ns, pod.metadata.name), [])
             cause_id, title, evs = _cause_of(ms, {"GX403"})
@@ -292,12 +290,7 @@ def dcgm_exporter_failing(snap: Snapshot) -> Iterator[Finding]:
     """Seed §1: dcgm-exporter crash-loops when it cannot reach a standalone DCGM, or when
     profiling metrics are unsupported or held by another exporter."""
     ns = snap.operator_namespace
-    for pod in snap.pods_by_namespace.get(ns, []):
-        if not pod.spec.node_name:
-            continue
-        op = operand_of_pod(pod)
-        if op is None or op.daemonset != DCGM_EXPORTER:
-            continue
+    for pod in bound_operand_pods(snap, DCGM_EXPORTER):
         restarts = sum(s.restart_count for s in pod.status.container_statuses)
         if pod_ready(pod) and restarts < 3:
             continue
@@ -572,13 +565,16 @@ def operand_runtime_chain(snap: Snapshot) -> Iterator[Finding]:
     m = default_matcher()
     by_node: dict[str, list[Evidence]] = {}
     pod_of: dict[Evidence, str] = {}  # an event line's operand pod
-    for pod in snap.pods_by_namespace.get(ns, []):
-        if not pod.spec.node_name:
-            continue
-        if pod.spec.runtime_class_name != handler or operand_of_pod(pod) is None:
+    # the operands of many nodes repeat one event message: each distinct one matched once
+    sigs_of: dict[str, list[Signature]] = {}
+    for pod, _op in bound_operands(snap):
+        if pod.spec.runtime_class_name != handler:
             continue
         for e in snap.events_for("Pod", ns, pod.metadata.name):
-            for sig in m.match_line(e.message):
+            sigs = sigs_of.get(e.message)
+            if sigs is None:
+                sigs = sigs_of[e.message] = m.match_line(e.message)
+            for sig in sigs:
                 if sig.id in ("no-runtime-handler", "cri-handler-unknown"):
                     ev = snap.ev(Input.EVENTS,
                                  f"{pod.metadata.name}: {e.reason}: {e.message[:300]}")

@@ -19,6 +19,8 @@ from gpuxray.engines.capacity import GPU_PREFIXES, is_gpu_node, is_terminal
 from gpuxray.engines.nodefacts import containerd_config_collected, runs_containerd
 from gpuxray.engines.operator import (
     blocked_init,
+    bound_operands,
+    matches_by_code,
     operand_of_pod,
     operand_pod_on,
     operator_release,
@@ -50,8 +52,8 @@ def pod_subject(pod: Pod) -> Subject:
 
 
 def _matches_for(snap: Snapshot, pod: Pod, code: str) -> list[PodMatch]:
-    ms = pod_matches(snap).get((pod.metadata.namespace or "default", pod.metadata.name), [])
-    return [m for m in ms if CAUSE_BY_ID[m.match.signature.primary].code == code]
+    return matches_by_code(snap, code).get(
+        (pod.metadata.namespace or "default", pod.metadata.name), [])
 
 
 def _dedup(ms: list[PodMatch]) -> list[Evidence]:
@@ -116,12 +118,7 @@ def operand_init_blocked(snap: Snapshot) -> Iterator[Finding]:
     validation file; a pod stuck in Init names the stage that is not ready, and the reason is in
     that earlier stage's pod on the same node (facts.md §5.1)."""
     ns = snap.operator_namespace
-    for pod in snap.pods_by_namespace.get(ns, []):
-        if not pod.spec.node_name:
-            continue
-        op = operand_of_pod(pod)
-        if op is None:
-            continue
+    for pod, _op in bound_operands(snap):
         b = blocked_init(pod)
         if b is None:
             continue
@@ -295,12 +292,11 @@ CLAIMED_BY: dict[str, tuple[str, ...]] = {"GX304": ("GX307",)}
 
 
 def _signature_check(snap: Snapshot, code: str) -> Iterator[Finding]:
-    for (ns, name), _ms in pod_matches(snap).items():
+    for (ns, name), ms in matches_by_code(snap, code).items():  # pod_matches' order
         pod = snap.pod_by_key.get((ns, name))
         if pod is None:
             continue
-        ms = _matches_for(snap, pod, code)
-        if ms and code in CLAIMED_BY:
+        if code in CLAIMED_BY:
             claimed = {(m.text.source, m.match.line) for other in CLAIMED_BY[code]
                        for m in _matches_for(snap, pod, other)}
             ms = [m for m in ms if (m.text.source, m.match.line) not in claimed]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from gpuxray.engines.podscan import runtime_scan
 from gpuxray.engines.podtext import PodMatch, scan_pods
 from gpuxray.knowledge.operands import BY_DAEMONSET, Operand, operand_for
+from gpuxray.knowledge.signatures import CAUSE_BY_ID
 from gpuxray.model.k8s import (
     ContainerStatus,
     CustomResource,
@@ -60,17 +61,38 @@ def operand_of_pod(pod: Pod) -> Operand | None:
     return operand_for(pod.metadata.name)
 
 
+def bound_operands(snap: Snapshot) -> list[tuple[Pod, Operand]]:
+    """The operator namespace's pods bound to a node that belong to an operand, with it, in
+    snapshot order: computed once, as half a dozen checks walk them (a fleet's 24k operand
+    pods were attributed ~5 times over)."""
+    def compute() -> list[tuple[Pod, Operand]]:
+        out: list[tuple[Pod, Operand]] = []
+        for pod in snap.pods_by_namespace.get(snap.operator_namespace, []):
+            if pod.spec.node_name:
+                op = operand_of_pod(pod)
+                if op is not None:
+                    out.append((pod, op))
+        return out
+
+    return memo(snap, "bound-operands", compute)
+
+
+def bound_operand_pods(snap: Snapshot, daemonset: str) -> list[Pod]:
+    """The pods of :func:`bound_operands` of one operand DaemonSet, in snapshot order."""
+    def compute() -> dict[str, list[Pod]]:
+        out: dict[str, list[Pod]] = {}
+        for pod, op in bound_operands(snap):
+            out.setdefault(op.daemonset, []).append(pod)
+        return out
+
+    return memo(snap, "bound-operands-by-daemonset", compute).get(daemonset, [])
+
+
 @functools.lru_cache(maxsize=8)
 def operand_pods(snap: Snapshot) -> dict[tuple[str, str], Pod]:
     """(daemonset, node) -> the operand pod there (the newest when several)."""
     out: dict[tuple[str, str], Pod] = {}
-    ns = snap.operator_namespace
-    for pod in snap.pods_by_namespace.get(ns, []):
-        if not pod.spec.node_name:
-            continue
-        op = operand_of_pod(pod)
-        if op is None:
-            continue
+    for pod, op in bound_operands(snap):
         key = (op.daemonset, pod.spec.node_name)
         prev = out.get(key)
         if prev is None or (pod.metadata.creation_timestamp or "") > (
@@ -314,16 +336,38 @@ def node_coverage(snap: Snapshot, ds: DaemonSet, node: Node) -> Coverage:
     has an affinity, which may read any label or the name, only for the node itself). A
     fleet's GPU nodes look alike to each operand DaemonSet, and the label and taint checks
     asked every one of ~8 DaemonSets about every GPU node (52k calls on 4k nodes)."""
+    by_node: dict[str, Coverage] = memo(snap, ("ds-coverage-node", id(ds)), dict)
+    name = node.metadata.name
+    cov = by_node.get(name)
+    if cov is not None and node is snap.node_by_name.get(name):
+        return cov  # asked before (GX401 and GX402 both ask)
     spec = ds.spec.template.spec
     table: dict[Hashable, Coverage] = memo(snap, ("ds-coverage", id(ds)), dict)
     labels = node.metadata.labels
-    key = (tuple(labels.get(k) for k in spec.node_selector),
-           tuple((t.key, t.value, t.effect) for t in node.spec.taints),
-           node.metadata.name if spec.affinity else None)
+    key = (tuple([labels.get(k) for k in spec.node_selector]),
+           tuple([(t.key, t.value, t.effect) for t in node.spec.taints]),
+           name if spec.affinity else None)
     cov = table.get(key)
     if cov is None:
         cov = table[key] = coverage(ds, node)
+    if node is snap.node_by_name.get(name):
+        by_node[name] = cov
     return cov
+
+
+def matches_by_code(snap: Snapshot, code: str) -> dict[tuple[str, str], list[PodMatch]]:
+    """:func:`pod_matches` of the pods with a match whose primary cause has ``code``, only
+    those matches, in the same order: computed for every code in one pass (the signature
+    checks each filtered every pod's matches for their own code)."""
+    def compute() -> dict[str, dict[tuple[str, str], list[PodMatch]]]:
+        out: dict[str, dict[tuple[str, str], list[PodMatch]]] = {}
+        for key, ms in pod_matches(snap).items():
+            for m in ms:
+                out.setdefault(CAUSE_BY_ID[m.match.signature.primary].code, {}).setdefault(
+                    key, []).append(m)
+        return out
+
+    return memo(snap, "pod-matches-by-code", compute).get(code, {})
 
 
 @functools.lru_cache(maxsize=8)
