@@ -65,6 +65,7 @@ EXPECTED = {
     "plugin-mig-strategy-mismatch": "GX407",
     "plugin-setup-failed": "GX202",
     "ctk-runtime-legacy-wrap": "GX307",
+    "ctk-device-nodes-failed": "GX304",
 }
 
 # lines whose own detail names a deeper cause than their family's: NVML's library missing is

@@ -82,8 +82,6 @@ LINES: list[tuple[str, str, str]] = [
      'nvidia-container-cli: requirement error: invalid expression'),
     ('GX307', 'NVIDIA/libnvidia-container@v1.17.0:src/cli/configure.c',
      'nvidia-container-cli: input error: invalid rootfs directory'),
-    ('GX307', 'NVIDIA/libnvidia-container@v1.17.0:src/cli/configure.c',
-     'nvidia-container-cli: mig-config error: invalid MIG config device: 0'),
     ('GX304', 'NVIDIA/libnvidia-container@v1.17.0:src/nvc.c',
      'E1129 10:02:10.123456 12345 nvc.c:356] could not load kernel module nvidia'),
     # ---- nvidia-container-toolkit: the runtime, its legacy hook, the CDI hook, nvidia-ctk
@@ -95,7 +93,7 @@ LINES: list[tuple[str, str, str]] = [
     ('GX307', 'NVIDIA/nvidia-container-toolkit@v1.18.0:internal/modifier/cdi.go',
      'failed to create NVIDIA Container Runtime: failed to construct OCI spec modifier: failed '
      'to construct CDI modifier for mode "cdi": failed to create CDI registry: failed to create '
-     'CDI cache'),
+     'watcher: too many open files'),
     ('GX305', 'NVIDIA/nvidia-container-toolkit@v1.18.0:internal/oci/runtime_modifier.go',
      'could not apply required modification to OCI specification: error modifying OCI spec: '
      'failed to inject CDI devices: unresolvable CDI devices nvidia.com/gpu=all'),
@@ -118,10 +116,6 @@ LINES: list[tuple[str, str, str]] = [
      'failed to get required container edits: failed to discover devices: error discovering '
      'devices for discoverer 0: error getting info: stat /dev/nvidia-uvm: no such file or '
      'directory'),
-    ('GX304', 'https://github.com/NVIDIA/nvidia-container-toolkit/issues/260',
-     'error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected '
-     "mode as 'legacy'\nnvidia-container-cli: initialization error: nvml error: driver not "
-     'loaded: unknown'),
     ('GX303', 'NVIDIA/nvidia-container-toolkit@v1.18.0:internal/config/image/cuda_image.go',
      'level=info msg="Ignoring devices requested by environment variable(s) in unprivileged '
      'container: [NVIDIA_VISIBLE_DEVICES]"'),
@@ -152,7 +146,9 @@ LINES: list[tuple[str, str, str]] = [
     ('GX307',
      'NVIDIA/nvidia-container-toolkit@v1.18.0:cmd/nvidia-cdi-hook/create-symlinks/create-symlinks.go',
      'level=error msg="failed to create link [libcuda.so.1 /usr/lib64/libcuda.so]: failed to '
-     'check if link exists: unexpected link target: libcuda.so.535.104.05"'),
+     'create directory: mkdir '
+     '/run/containerd/io.containerd.runtime.v2.task/k8s.io/abc/rootfs/usr/lib64: read-only file '
+     'system"'),
     ('GX307',
      'NVIDIA/nvidia-container-toolkit@v1.18.0:cmd/nvidia-cdi-hook/disable-device-node-modification/params_linux.go',
      'level=error msg="failed to mount modified params file: operation not permitted"'),
@@ -175,7 +171,7 @@ LINES: list[tuple[str, str, str]] = [
      'level=error msg="failed to create NVIDIA control device nodes: failed to load NVIDIA '
      'kernel modules: failed to load module nvidia: exit status 1; output=modprobe: FATAL: '
      'Module nvidia not found in directory /lib/modules/6.8.0-1015-aws"'),
-    ('GX305', 'NVIDIA/nvidia-container-toolkit@v1.18.0:internal/system/nvdevices/devices.go',
+    ('GX304', 'NVIDIA/nvidia-container-toolkit@v1.18.0:internal/system/nvdevices/devices.go',
      'failed to create NVIDIA device nodes: failed to create device node nvidia-uvm: failed to '
      'determine major: invalid device node'),
     ('GX305', 'NVIDIA/nvidia-container-toolkit@v1.18.0:cmd/nvidia-ctk/cdi/list/list.go',
@@ -185,8 +181,8 @@ LINES: list[tuple[str, str, str]] = [
      'device edits"'),
     ('GX509',
      'NVIDIA/nvidia-container-toolkit@v1.18.0:cmd/nvidia-ctk/runtime/configure/configure.go',
-     'level=error msg="unable to load config for runtime containerd: failed to load config: '
-     'toml: line 3: expected \'.\' or \'=\', but got \'x\' instead"'),
+     'level=error msg="unable to load config for runtime containerd: failed to load config: (3, '
+     '9): was expecting token =, but got "x" instead"'),
     ('GX301',
      'NVIDIA/nvidia-container-toolkit@v1.18.0:cmd/nvidia-ctk/runtime/configure/configure.go',
      'level=fatal msg="unrecognized runtime \'containerd2\'"'),
@@ -237,16 +233,15 @@ LINES: list[tuple[str, str, str]] = [
     ('GX305', 'cncf-tags/container-device-interface@v1.0.1:pkg/cdi/cache.go',
      'failed to load CDI Spec invalid device, empty device edits'),
     ('GX305', 'cncf-tags/container-device-interface@v1.0.1:pkg/cdi/spec.go',
-     'failed to load CDI Spec /etc/cdi/nvidia.yaml: invalid CDI Spec: invalid device, empty '
+     'failed to load CDI Spec invalid CDI Spec: failed add device "0": invalid device, empty '
      'device edits'),
     ('GX305', 'cncf-tags/container-device-interface@v1.0.1:pkg/cdi/spec.go',
      'invalid CDI Spec: invalid device "0": invalid hook "createContainer" with empty path'),
     ('GX305', 'cncf-tags/container-device-interface@v1.0.1:pkg/cdi/spec.go',
      'failed to parse CDI Spec "/etc/cdi/nvidia.yaml": error converting YAML to JSON: yaml: line '
      '10: did not find expected key'),
-    ('GX305', 'cncf-tags/container-device-interface@v1.0.1:pkg/cdi/spec.go',
-     'failed to refresh CDI registry: failed to load CDI Spec: invalid CDI Spec: unsupported CDI '
-     'Spec version "0.9.0"'),
+    ('GX305', 'cncf-tags/container-device-interface@v1.0.1:specs-go/version.go',
+     'failed to load CDI Spec invalid CDI Spec: invalid version "0.9.0"'),
     ('GX305', 'cncf-tags/container-device-interface@v1.0.1:pkg/cdi/annotations.go',
      'invalid CDI device name "gpu0"'),
     ('GX305', 'cncf-tags/container-device-interface@v1.0.1:pkg/cdi/container-edits_unix.go',
@@ -369,6 +364,17 @@ LINES: list[tuple[str, str, str]] = [
      '(last key "plugins.io.containerd.cri.v1.runtime"): expected \'.\' or \'=\', but got \''
      "]' instead"),
     # ---- runc: the hook wrapper across releases
+    ('GX304', 'opencontainers/runc@v1.0.0-rc90:libcontainer/process_linux.go',
+     'docker: Error response from daemon: OCI runtime create failed: container_linux.go:349: '
+     'starting container process caused "process_linux.go:449: container init caused '
+     '\\"process_linux.go:432: running prestart hook 0 caused \\\\\\"error running hook: ex'
+     'it status '
+     '1, stdout: , stderr: nvidia-container-cli: initialization error: nvml error: driver not '
+     'loaded\\\\\\\\n\\\\\\"\\"": unknown.'),
+    ('GX304', 'opencontainers/runc@v1.1.0:libcontainer/configs/config.go',
+     'error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected '
+     "mode as 'legacy'\nnvidia-container-cli: initialization error: nvml error: driver not "
+     'loaded: unknown'),
     ('GX307', 'opencontainers/runc@v1.2.0:libcontainer/configs/config.go',
      'Error: failed to create containerd task: failed to create shim task: OCI runtime create '
      'failed: runc create failed: unable to start container process: error during container '
@@ -432,14 +438,13 @@ LINES: list[tuple[str, str, str]] = [
      "validating runtime config: runtime validation: invalid runtime_path for runtime 'nvidia': "
      'stat /usr/bin/nvidia-container-runtime: no such file or directory'),
     ('GX307', 'cri-o/cri-o@v1.28.0:pkg/config/config.go',
-     'invalid `runtime_type` "vm" for runtime "nvidia"'),
+     'invalid `runtime_type` "oci2" for runtime "nvidia"'),
     # ---- k8s-device-plugin: NVML, MIG strategy, config, registration
     ('GX304', 'NVIDIA/k8s-device-plugin@v0.17.0:internal/plugin/factory.go',
      'E1129 10:02:10.000000       1 factory.go:88] Failed to initialize NVML: '
      'ERROR_DRIVER_NOT_LOADED.'),
     ('GX514', 'NVIDIA/k8s-device-plugin@v0.9.0:main.go',
-     'I1129 10:02:10.000000       1 main.go:256] Failed to initialize NVML: could not load NVML '
-     'library.'),
+     '2021/03/01 10:02:10 Failed to initialize NVML: could not load NVML library.'),
     ('GX304', 'NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/device_map.go',
      'E1129 10:02:10.000000       1 main.go:173] error starting plugins: error getting plugins: '
      'unable to create plugins: failed to construct resource managers: error building device '
@@ -574,14 +579,6 @@ LINES: list[tuple[str, str, str]] = [
      'E1129 10:02:10.000000       1 server.go:135] Could not start device plugin for '
      "'nvidia.com/gpu': error waiting for MPS daemon: error checking MPS daemon health: failed "
      'to send command to MPS daemon: exit status 1'),
-    # ---- lines as tickets pasted them (a wrap the sources above compose)
-    ('GX304', 'https://github.com/NVIDIA/nvidia-docker/issues/1393',
-     'docker: Error response from daemon: OCI runtime create failed: container_linux.go:349: '
-     'starting container process caused "process_linux.go:449: container init caused '
-     '\\"process_linux.go:432: running prestart hook 0 caused \\\\\\"error running hook: ex'
-     'it status '
-     '1, stdout: , stderr: nvidia-container-cli: initialization error: nvml error: driver not '
-     'loaded\\\\\\\\n\\\\\\"\\"": unknown.'),
 ]
 
 

@@ -373,17 +373,26 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
         CTK + "v1.18.0:cmd/nvidia-ctk/runtime/configure/configure.go")),
     # nvidia-ctk cdi generate (or the toolkit container generating one) produced no spec, or
     # the device nodes it needs are not there (no module loaded: no nvidia major number)
-    _s("ctk-cdi-generate-failed", "failed to generate cdi spec|device nodes",
-       r"failed to generate cdi spec|failed to create nvidia (?:control )?device nodes"
-       r"(?!: failed to load nvidia kernel modules)",
+    _s("ctk-cdi-generate-failed", "failed to generate cdi spec",
+       r"failed to generate cdi spec",
        {"cdi-unresolvable": 2.0, "nvml-init": 1.0}, (LOG,), False,
        ('level=error msg="failed to generate CDI spec: failed to create device CDI specs: '
         'failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND"',
-        CTK + "v1.18.0:cmd/nvidia-ctk/cdi/generate/generate.go"),
+        CTK + "v1.18.0:cmd/nvidia-ctk/cdi/generate/generate.go")),
+    # the device nodes nvidia-ctk (system create-device-nodes, create-dev-char-symlinks, the
+    # validator's /dev/char step) creates from /proc/devices: no nvidia major there means the
+    # kernel module is not loaded, whatever asked for the nodes
+    _s("ctk-device-nodes-failed", "device nodes|invalid device node",
+       r"failed to create nvidia (?:control )?device nodes(?!: failed to load nvidia kernel "
+       r"modules)|failed to determine major: invalid device node",
+       {"nvml-init": 2.0, "driver-failing": 1.0, "cdi-unresolvable": 0.5}, (LOG,), False,
        ("failed to create NVIDIA device nodes: failed to create device node nvidiactl: failed "
         "to determine major: invalid device node",
         CTK + "v1.18.0:cmd/nvidia-ctk/system/create-dev-char-symlinks/"
-        "create-dev-char-symlinks.go")),
+        "create-dev-char-symlinks.go"),
+       ("Error: error validating driver installation: error creating symlink creator: failed to "
+        "create NVIDIA device nodes: failed to create device node nvidiactl: failed to determine "
+        "major: invalid device node", "NVIDIA/gpu-operator@v25.10.1:cmd/nvidia-validator/main.go")),
 
     # ---- libnvidia-container (nvidia-container-cli) -----------------------------------------
     # the stages the core signature does not list (src/cli/configure.c)
@@ -609,7 +618,8 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
     _s("crio-runtime-type-invalid", "invalid `runtime_type`",
        r"invalid `runtime_type` \S+ for runtime \S+",
        {"injection-failed": 2.5, "handler-missing": 0.5}, (LOG, JOURNAL, *_CREATE), True,
-       ('invalid `runtime_type` "vm" for runtime "nvidia"', CRIO + "v1.28.0:pkg/config/config.go")),
+       ('invalid `runtime_type` "oci2" for runtime "nvidia"',
+        CRIO + "v1.28.0:pkg/config/config.go")),
 
     # ---- k8s-device-plugin: the plugin's start, read from its main and resource managers ----
     # NVML answering Unknown Error for a GPU while the plugin builds its device map: the GPU
