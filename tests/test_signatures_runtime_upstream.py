@@ -78,7 +78,9 @@ LINES: list[tuple[str, str, str]] = [
     ('GX311', 'NVIDIA/libnvidia-container@v1.17.0:src/cli/configure.c',
      'nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update '
      'your driver to a newer version, or use an earlier cuda container'),
-    ('GX307', 'NVIDIA/libnvidia-container@v1.17.0:src/cli/configure.c',
+    # a CLI too old to parse the image's NVIDIA_REQUIRE_CUDA (brand=, arch=): the image's
+    # requirement against the node's stack, as the unsatisfied condition is
+    ('GX311', 'NVIDIA/libnvidia-container@v1.17.0:src/cli/configure.c',
      'nvidia-container-cli: requirement error: invalid expression'),
     ('GX307', 'NVIDIA/libnvidia-container@v1.17.0:src/cli/configure.c',
      'nvidia-container-cli: input error: invalid rootfs directory'),

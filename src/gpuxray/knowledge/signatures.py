@@ -873,10 +873,9 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x('failed to create shim task: OCI runtime create failed: exec: '
                     '"nvidia-container-runtime": executable file not found in $PATH',
                     GH + "NVIDIA/gpu-operator/issues/1323"),)),
-    _s("cuda-requirement", "requirement error|cuda driver version is insufficient|"
-       "unsupported cuda version",
-       r"requirement error: unsatisfied condition: (?:cuda|driver|brand|arch)|"
-       r"cuda driver version is insufficient for cuda runtime version|"
+    _s("cuda-requirement", "requirement error|unsupported cuda version",
+       r"requirement error: (?:unsatisfied condition: (?:cuda|driver|brand|arch)|"
+       r"invalid expression)|"
        r"unsupported cuda version: driver [\d.]+ < image [\d.]+",
        {"cuda-requirement": 4.0},
        (EVENT, STATUS, DESCRIBE, LOG), True,
@@ -888,13 +887,24 @@ SIGNATURES: tuple[Signature, ...] = (
                     "410", GH + "docker/for-linux/issues/846"),
                  _x("nvidia-container-cli: requirement error: unsatisfied condition: brand = "
                     "tesla", GH + "osrf/subt/issues/96"),
+                 # a CLI older than the image's requirement syntax (brand=, arch=) cannot parse
+                 # it: "requirement error: %s" of the DSL's error
+                 # (NVIDIA/libnvidia-container src/cli/configure.c)
+                 _x("nvidia-container-cli: requirement error: invalid expression: unknown.",
+                    GH + "mudler/LocalAI/issues/4789"),
                  # nvidia-docker 1.x compared the image's com.nvidia.cuda.version label itself
                  _x("nvidia-docker | 2017/11/21 00:48:39 Error: unsupported CUDA version: "
                     "driver 8.0 < image 9.0.176",
-                    "NVIDIA/nvidia-docker@3422bca2:src/nvidia-docker/utils.go"),
-                 _x("Failed to allocate device vector A (error code CUDA driver version is "
+                    "NVIDIA/nvidia-docker@3422bca2:src/nvidia-docker/utils.go"))),
+    # the CUDA runtime's cudaErrorInsufficientDriver: a driver older than the runtime, and also
+    # what a container gets when nothing mounted the driver's libcuda at all (the pod ran under
+    # runc), so a look-alike of the two, deciding neither
+    _s("cuda-insufficient-driver", "cuda driver version is insufficient",
+       r"cuda driver version is insufficient for cuda runtime version",
+       {"cuda-requirement": 2.0, "runtime-not-default": 1.5}, (EVENT, STATUS, DESCRIBE, LOG),
+       examples=(_x("Failed to allocate device vector A (error code CUDA driver version is "
                     "insufficient for CUDA runtime version)!",
-                    "NVIDIA/cuda-samples@v12.4:Samples/0_Introduction/vectorAdd/vectorAdd.cu"))),
+                    "NVIDIA/cuda-samples@v12.4:Samples/0_Introduction/vectorAdd/vectorAdd.cu"),)),
     # a framework's allocation failing for lack of GPU memory: on a shared GPU, the other
     # replicas' pods hold it (time-slicing isolates no memory); a weak vote, never deciding
     _s("cuda-out-of-memory", "out of memory",
