@@ -678,6 +678,19 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("E1129 10:02:10.000000 1 server.go:146] Could not register device plugin: "
                     "rpc error: code = Unavailable desc = connection error",
                     DP + "internal/plugin/server.go"),)),
+    # the kubelet's registration socket answers, but serves no Registration service of the
+    # plugin's API version (a plugin built for another device-plugin API than the kubelet:
+    # k8s.io/kubelet pkg/apis/deviceplugin, v1alpha ``deviceplugin.Registration`` before 1.10,
+    # ``v1beta1.Registration`` since): version skew, not a kubelet that is down
+    _s("plugin-api-unimplemented", "unknown service",
+       r"code = unimplemented desc = unknown service (?:deviceplugin|v1alpha|v1beta1)?\.?"
+       r"registration",
+       {"unsupported-stack": 5.0}, (LOG,), True,
+       examples=(_x("2020/02/09 00:20:15 Could not register device plugin: rpc error: code = "
+                    "Unimplemented desc = unknown service deviceplugin.Registration",
+                    GH + "NVIDIA/k8s-device-plugin/issues/156"),
+                 _x("rpc error: code = Unimplemented desc = unknown service v1beta1.Registration",
+                    GH + "kubernetes/kubelet/issues/17"))),
     # The toolkit installer prints the same words about the *containerd* config (knowledge
     # audit §9): those lines name the runtime config and are left to containerd-config.
     _s("plugin-load-config", "unable to load config",
@@ -2569,8 +2582,10 @@ CAUSE_CHAIN: tuple[CauseLink, ...] = (
     CauseLink("dra-driver-down", ("dra-no-slices", "dra-prepare"),
               "NVIDIA/k8s-dra-driver-gpu@v25.8.1:cmd/gpu-kubelet-plugin/driver.go"),
     CauseLink("unsupported-stack", ("injection-failed", "runtime-not-default", "dcgm-connect",
-                                    "nvml-init"),
-              CTK + "internal/info/auto.go (CSV mode: a Tegra-based system)"),
+                                    "nvml-init", "not-advertised"),
+              CTK + "internal/info/auto.go (CSV mode: a Tegra-based system); a plugin the "
+              "kubelet's device-plugin API does not serve never registers (k8s.io/kubelet "
+              "pkg/apis/deviceplugin)"),
 )
 
 
