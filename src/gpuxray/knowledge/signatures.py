@@ -2035,10 +2035,11 @@ SIGNATURES: tuple[Signature, ...] = (
                     "CST 2023 aarch64 aarch64 aarch64 GNU/Linux",
                     GH + "NVIDIA/dcgm-exporter/issues/234"),)),
     # nvidia-smi found no NVML library at all (no driver user space on this host or in this
-    # container, or ldconfig never ran for the injected one)
+    # container, or ldconfig never ran for the injected one): in a pod, nothing injected the
+    # driver's libraries (it ran under runc, as nvml-lib-missing reads the same absence)
     _s("smi-nvml-lib-not-found", "couldn't find libnvidia-ml.so",
        r"nvidia-smi couldn't find libnvidia-ml\.so library",
-       {"nvml-init": 2.5}, (SMI, LOG),
+       {"nvml-init": 2.5, "runtime-not-default": 1.5}, (SMI, LOG),
        examples=(_x("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please "
                     "make sure that the NVIDIA Display Driver is properly installed and present "
                     "in your system.", GH + "NVIDIA/nvidia-docker/issues/1163"),)),
