@@ -259,8 +259,22 @@ class Accounting:
     """Per-node allocated amounts and holders, computed once per Snapshot."""
 
     allocated: dict[str, dict[str, Fraction]]
-    holders: dict[tuple[str, str], list[Holder]]
     gpu_pods: list[tuple[PodCore, dict[str, int]]]  # bound, non-terminal pods holding GPUs
+
+    @functools.cached_property
+    def holders(self) -> dict[tuple[str, str], list[Holder]]:
+        """(node, resource) -> the pods holding it, in snapshot order: built on first use,
+        from ``gpu_pods`` (which hold every GPU a pod requests): a pending pod's gate-1
+        answer needs each node's sums and the holders only when the nodes are full
+        (``why``'s first read, 13k holders of a fleet built for nothing)."""
+        out: dict[tuple[str, str], list[Holder]] = defaultdict(list)
+        for pod, req in self.gpu_pods:
+            node = pod.spec.node_name
+            meta = pod.metadata
+            ns, name, phase = meta.namespace or "default", meta.name, pod.status.phase
+            for k, v in req.items():
+                out[(node, k)].append(Holder(ns, name, v, phase))
+        return dict(out)
 
 
 @functools.lru_cache(maxsize=8)
@@ -271,29 +285,25 @@ def accounting(snap: Snapshot) -> Accounting:
     :func:`node_requested` computes them lazily per node instead of for the whole fleet.
     """
     sums: dict[str, dict[str, Fraction | int]] = defaultdict(dict)
-    holders: dict[tuple[str, str], list[Holder]] = defaultdict(list)
     gpu_pods: list[tuple[PodCore, dict[str, int]]] = []
     for pod in bound_walk(snap).gpu_named:
-        node = pod.spec.node_name
         simple = _gpu_requests_simple(pod)
         req: Mapping[str, Fraction | int]
         if simple is None:
             req = dict(pod_requests(pod, is_gpu_resource))
-            if req:
-                gpu_pods.append((pod, {k: int(v) for k, v in req.items()}))
+            if not req:
+                continue
+            gpu_pods.append((pod, {k: int(v) for k, v in req.items()}))
         elif not simple:
             continue
         else:
             req = simple  # a fresh dict of ints, kept as it is
             gpu_pods.append((pod, simple))
-        bucket = sums[node]
-        meta = pod.metadata
-        ns, name, phase = meta.namespace or "default", meta.name, pod.status.phase
+        bucket = sums[pod.spec.node_name]
         for k, v in req.items():
             bucket[k] = bucket.get(k, 0) + v
-            holders[(node, k)].append(Holder(ns, name, int(v), phase))
     allocated = {node: {k: Fraction(v) for k, v in b.items()} for node, b in sums.items()}
-    return Accounting(allocated, dict(holders), gpu_pods)
+    return Accounting(allocated, gpu_pods)
 
 
 
