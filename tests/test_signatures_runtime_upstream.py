@@ -581,6 +581,34 @@ LINES: list[tuple[str, str, str]] = [
      'E1129 10:02:10.000000       1 server.go:135] Could not start device plugin for '
      "'nvidia.com/gpu': error waiting for MPS daemon: error checking MPS daemon health: failed "
      'to send command to MPS daemon: exit status 1'),
+    ('GX203', 'NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/health.go',
+     'I1129 10:02:10.000000       1 health.go:108] unable to get device handle from UUID: '
+     'ERROR_NOT_FOUND; marking it as unhealthy'),
+    ('GX203', 'NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/health.go',
+     'I1129 10:02:10.000000       1 health.go:115] unable to determine the supported events for '
+     'GPU-5c0f: ERROR_UNKNOWN; marking it as unhealthy'),
+    ('GX203', 'NVIDIA/k8s-device-plugin@v0.14.5:internal/rm/health.go',
+     'I1129 10:02:10.000000       1 health.go:116] Unable to determine the supported events for '
+     'GPU-5c0f: ERROR_UNKNOWN; marking it as unhealthy'),
+    ('GX203', 'NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/health.go',
+     'W1129 10:02:10.000000       1 health.go:98] Could not determine device placement for '
+     'GPU-5c0f: failed to get parent device handle: ERROR_UNKNOWN; Marking it unhealthy.'),
+    ('GX203', 'NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/health.go',
+     'I1129 10:02:10.000000       1 health.go:125] Marking device GPU-5c0f as unhealthy: '
+     'ERROR_NOT_SUPPORTED'),
+    ('GX203', 'NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/health.go',
+     'I1129 10:02:10.000000       1 health.go:142] Error waiting for event: ERROR_GPU_IS_LOST; '
+     'Marking all devices as unhealthy'),
+    ('GX203', 'NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/health.go',
+     'I1129 10:02:10.000000       1 health.go:163] Failed to determine uuid for event '
+     '{Device:0x7f Type:8 EventData:79 GpuInstanceId:0 ComputeInstanceId:0}: ERROR_UNKNOWN; '
+     'Marking all devices as unhealthy.'),
+    ('GX203', 'NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/health.go',
+     'I1129 10:02:10.000000       1 health.go:185] XidCriticalError: Xid=79 on Device=GPU-5c0f; '
+     'marking device as unhealthy.'),
+    ('GX203', 'NVIDIA/k8s-device-plugin@v0.17.0:internal/plugin/server.go',
+     "I1129 10:02:10.000000       1 server.go:276] 'nvidia.com/gpu' device marked unhealthy: "
+     'GPU-5c0f'),
 ]
 
 
