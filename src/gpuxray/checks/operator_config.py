@@ -1,4 +1,5 @@
-"""Operator configuration the nodes depend on (seed §1, §3, §6; CODES.md GX412–GX414).
+"""Operator configuration the nodes depend on (seed §1, §3, §6; CODES.md GX412–GX414, GX419,
+GX420).
 
 - GX412: driver-container mode on GPU nodes whose OS (or, precompiled, kernel) no driver spec
   covers — the driver image is built for one ``<os>`` (``<branch>-<kernel>-<os>`` precompiled).
@@ -6,6 +7,11 @@
   where the plugin ignores them, or config-manager/the plugin says it could not load it.
 - GX414: a GPU node without GFD's labels, or with labels that come and go (NFD master denying the
   ``nvidia.com`` namespace, NFD/GFD restarting).
+- GX419: the MIG strategy the plugin and GFD run with does not fit the node's applied MIG layout
+  (GFD's ``-MIG-INVALID`` product label, or single/none against the mig-parted entry).
+- GX420: the operator's CRDs are older than its chart or image (a Helm-rendered ClusterPolicy
+  missing keys its chart always writes; NVIDIADriver not served under an operator that watches
+  it).
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from gpuxray.checks.operator import gpu_nodes, node_subject, operator_version
 from gpuxray.checks.registry import check
 from gpuxray.engines.capacity import gpu_resource_names
 from gpuxray.engines.dra import serves_gpus_through_dra
+from gpuxray.engines.mig import NodeMigLayout
+from gpuxray.engines.migstate import node_mig_states
 from gpuxray.engines.operator import (
     gfd_expected,
     operand_pod_on,
@@ -33,6 +41,7 @@ from gpuxray.knowledge import driver_images as di
 from gpuxray.knowledge import labels as lk
 from gpuxray.knowledge.operands import DEVICE_PLUGIN
 from gpuxray.knowledge.signatures import CAUSE_BY_ID
+from gpuxray.knowledge.support import parse_version
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import Evidence, Finding, Severity, Subject
 from gpuxray.model.k8s import CustomResource, Node, Pod
@@ -407,3 +416,166 @@ def gfd_labels_missing(snap: Snapshot) -> Iterator[Finding]:
         yield fail("GX414", node_subject(name), evs[:MAX_EVIDENCE], node=name, missing=missing,
                    causes=causes, restarts=restarts, nfd_denials=len(denials),
                    detail=state + (f" ({'; '.join(causes)})" if causes else ""))
+
+
+def _pod_lines(snap: Snapshot, code: str) -> Iterator[Finding]:
+    """The pods whose statuses, events or logs hold a line the catalog files under ``code``."""
+    for (ns, name), ms in pod_matches(snap).items():
+        mine = [m for m in ms if CAUSE_BY_ID[m.match.signature.primary].code == code]
+        pod = snap.pod_by_key.get((ns, name))
+        if not mine or pod is None:
+            continue
+        evs = list(dict.fromkeys(m.evidence for m in mine))[:MAX_EVIDENCE]
+        yield fail(code, Subject("Pod", name, ns), evs, subject_desc=f"{ns}/{name}",
+                   detail=mine[0].match.line[:300], node=pod.spec.node_name,
+                   cause=mine[0].match.signature.primary)
+
+
+# ----- GX419 -------------------------------------------------------------------------------
+def _mig_strategy(snap: Snapshot, node: Node,
+                  cp: CustomResource | None) -> tuple[str | None, Evidence | None]:
+    """The strategy GFD labels the node with (it is the one GFD and the plugin run with),
+    else the ClusterPolicy's ``spec.mig.strategy``."""
+    v = node.metadata.labels.get(lk.MIG_STRATEGY)
+    if v:
+        return v, snap.ev(Input.NODES, f"{node.metadata.name} label {lk.MIG_STRATEGY}={v}")
+    s = cpk.mig_strategy(cp) if cp is not None else None
+    if s and cp is not None:
+        return s, snap.ev(Input.CLUSTERPOLICIES, f"{cp.metadata.name} spec.mig.strategy={s}")
+    return None, None
+
+
+def _layout_misfit(strategy: str, layout: NodeMigLayout) -> str | None:
+    """Why ``strategy`` cannot serve ``layout``: single needs one MIG profile on every GPU
+    (k8s-device-plugin internal/rm/device_map.go ``assertAllMigDevicesAreValid(uniform)``, the
+    same migEnabled value on all), none advertises MIG-enabled GPUs whole."""
+    enabled = [lay for lay in layout.per_gpu if lay is not None and any(lay.counts.values())]
+    profiles = sorted({p for lay in enabled for p, n in lay.counts.items() if n > 0})
+    whole = len(layout.per_gpu) - len(enabled)
+    shown = f"{layout.config} ({', '.join(profiles)})"
+    if strategy == "none" and enabled:
+        return (f"mig.strategy=none, but layout {shown} puts {len(enabled)} of "
+                f"{len(layout.per_gpu)} GPU(s) in MIG mode: they are advertised as whole "
+                "nvidia.com/gpu that no container can use")
+    if strategy == "single" and len(profiles) > 1:
+        return (f"mig.strategy=single, but layout {shown} has {len(profiles)} MIG profiles: "
+                "single serves one profile per node, the plugin refuses the node")
+    if strategy == "single" and enabled and whole:
+        return (f"mig.strategy=single, but layout {shown} leaves {whole} of "
+                f"{len(layout.per_gpu)} GPU(s) whole beside {len(enabled)} in MIG mode: single "
+                "needs every GPU in the same mode, the plugin refuses the node")
+    return None
+
+
+@check("GX419", needs=(Input.NODES,))
+def mig_strategy_mismatch(snap: Snapshot) -> Iterator[Finding]:
+    """Seed §6; k8s-device-plugin's MIG strategies: ``single`` refuses a node with more than one
+    MIG profile or MIG-enabled beside whole GPUs (GFD then labels ``<model>-MIG-INVALID``,
+    count 0), ``none`` advertises MIG-enabled GPUs whole. The node's layout is the applied
+    ``nvidia.com/mig.config`` entry (``mig.config.state=success``) of the mig-parted ConfigMap."""
+    cp = policy(snap) if snap.has(Input.CLUSTERPOLICIES) else None
+    states = {st.node: st for st in node_mig_states(snap)}
+    for node in snap.nodes:
+        name = node.metadata.name
+        labels = node.metadata.labels
+        product = labels.get(lk.GPU_PRODUCT, "")
+        strategy, s_ev = _mig_strategy(snap, node, cp)
+        if product.upper().endswith("-MIG-INVALID"):
+            evs = [snap.ev(Input.NODES, f"{name} label {lk.GPU_PRODUCT}={product}"),
+                   snap.ev(Input.NODES, f"{name} label {lk.GPU_COUNT}="
+                           + labels.get(lk.GPU_COUNT, "<absent>"))]
+            yield fail("GX419", node_subject(name), [*evs, *([s_ev] if s_ev else [])],
+                       subject_desc=name, node=name, strategy=strategy or "single",
+                       detail=f"GFD labels {lk.GPU_PRODUCT}={product}: mig.strategy=single "
+                              "cannot serve this node's MIG layout (more than one profile, or "
+                              "MIG-enabled and whole GPUs), so it advertises no GPU")
+            continue
+        st = states.get(name)
+        if st is None or labels.get(lk.MIG_CONFIG_STATE) != "success":
+            continue  # no layout asked for, or not applied yet (pending/failed: GX407)
+        if strategy is None:
+            yield unknown("GX419", node_subject(name),
+                          f"{snap.source(Input.NODES)} label {lk.MIG_STRATEGY}",
+                          "absent, and no ClusterPolicy spec.mig.strategy read")
+            continue
+        if strategy == "mixed":
+            continue  # mixed serves any layout
+        if st.layout is None:
+            if st.missing_input == snap.source(Input.CONFIGMAPS) and \
+                    not snap.has(Input.CONFIGMAPS):
+                yield unknown("GX419", node_subject(name), st.missing_input,
+                              st.missing or "not collected")
+            continue
+        why = _layout_misfit(strategy, st.layout)
+        if why is None:
+            continue
+        evs = [s_ev] if s_ev else []
+        per_gpu = "; ".join(f"GPU {i}: " + (str(dict(lay.counts)) if lay else "MIG disabled")
+                            for i, lay in enumerate(st.layout.per_gpu[:4]))
+        more = " …" if len(st.layout.per_gpu) > 4 else ""
+        evs += [snap.ev(Input.NODES, f"{name} label {lk.MIG_CONFIG}={st.config}, "
+                                     f"{lk.MIG_CONFIG_STATE}=success"),
+                Evidence(st.config_source or snap.source(Input.CONFIGMAPS),
+                         f"{st.configmap} {st.config} on {st.gpus} × "
+                         f"{st.layout.model.name}: {per_gpu}{more}")]
+        yield fail("GX419", node_subject(name), evs, subject_desc=name, node=name,
+                   strategy=strategy, config=st.config, detail=why)
+    yield from _pod_lines(snap, "GX419")
+
+
+# ----- GX420 -------------------------------------------------------------------------------
+def _chart_release(cp: CustomResource) -> tuple[str, tuple[int, int, int]] | None:
+    """(chart label, release) of a ClusterPolicy the operator's chart rendered, None for one
+    made by hand or by OLM (no ``helm.sh/chart: gpu-operator-…`` label from Helm)."""
+    labels = cp.metadata.labels
+    chart = labels.get(cpk.HELM_CHART_LABEL, "")
+    if not chart.startswith("gpu-operator-") or labels.get(cpk.MANAGED_BY_LABEL) != "Helm":
+        return None
+    # a development chart is versioned v1.0.0-devel: its app version says the release
+    ver = parse_version(labels.get(cpk.APP_VERSION_LABEL, "")) or \
+        parse_version(chart.removeprefix("gpu-operator-"))
+    return (chart, ver) if ver else None
+
+
+@check("GX420", needs=(Input.CLUSTERPOLICIES,), applies=operator_may_run)
+def clusterpolicy_crd_stale(snap: Snapshot) -> Iterator[Finding]:
+    """Helm installs a chart's ``crds/`` on first install only
+    (https://helm.sh/docs/chart_best_practices/custom_resource_definitions/). The bundle holds
+    no CRDs (BUNDLE.md), so the stale schema shows by what it did: a Helm-rendered ClusterPolicy
+    lacking a top-level key its chart release always writes was pruned by it; an operator from
+    v23.9.0 with ``nvidiadrivers.nvidia.com`` not served (404) runs a controller whose kind the
+    cluster lacks. And the lines helm, kubectl or the operator print about it."""
+    for cp in snap.clusterpolicies:
+        rel = _chart_release(cp)
+        if rel is None:
+            continue
+        chart, ver = rel
+        lost = [k for k in cpk.CHART_SPEC_KEYS if ver >= k.since and k.key not in cp.spec]
+        if not lost:
+            continue
+        oldest = min(k.since for k in lost)
+        app = cp.metadata.labels.get(cpk.APP_VERSION_LABEL, "")
+        evs = [snap.ev(Input.CLUSTERPOLICIES, f"{cp.metadata.name} label "
+                       f"{cpk.HELM_CHART_LABEL}={chart}"
+                       + (f", {cpk.APP_VERSION_LABEL}={app}" if app else ""))]
+        evs += [snap.ev(Input.CLUSTERPOLICIES, f"{cp.metadata.name} spec.{k.key}: absent "
+                        f"(the chart writes it from v{'.'.join(map(str, k.since))})")
+                for k in lost]
+        keys = ", ".join(f"spec.{k.key}" for k in lost)
+        yield fail("GX420", _cp_subject(cp), evs[:MAX_EVIDENCE],
+                   subject_desc=f"ClusterPolicy {cp.metadata.name}", lost=[k.key for k in lost],
+                   detail=f"rendered by {chart}, whose template always writes {keys}; the "
+                          "stored object lacks them, so the clusterpolicies.nvidia.com CRD "
+                          f"predates v{'.'.join(map(str, oldest))} and pruned them")
+    drivers = snap.state(Input.NVIDIADRIVERS)
+    found = operator_version(snap) if "404" in drivers.reason else None
+    release = parse_version(found[0]) if found else None
+    if found and release and release >= cpk.NVIDIADRIVER_WATCHED_SINCE:
+        image, ev, subject = found
+        yield fail("GX420", subject, [ev, Evidence(drivers.source, drivers.reason)],
+                   subject_desc=f"{subject.kind} {subject.name}", operator=image,
+                   detail=f"operator {image} watches NVIDIADriver (from v23.9.0), but "
+                          "nvidiadrivers.nvidia.com is not served: its CRD was never installed "
+                          "(helm installs CRDs only on a fresh install)")
+    if snap.has(Input.PODS):
+        yield from _pod_lines(snap, "GX420")

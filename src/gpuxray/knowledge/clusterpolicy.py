@@ -134,3 +134,45 @@ def device_plugin_config(cp: CustomResource) -> tuple[str | None, str | None]:
     default = _get(cp.spec, "devicePlugin", "config", "default")
     return (name if isinstance(name, str) and name else None,
             default if isinstance(default, str) and default else None)
+
+
+# ----- the chart's rendering against the CRD on the cluster (GX420) -------------------------
+@dataclass(frozen=True, slots=True)
+class ChartSpecKey:
+    """A top-level ``spec`` key the operator chart's ClusterPolicy template writes whatever the
+    values say, from release ``since`` on (the CRD of that release declares it). A Helm-rendered
+    ClusterPolicy of that release or later that lacks it was pruned by an older CRD's schema
+    (``x-kubernetes-preserve-unknown-fields`` is not set on ``spec``)."""
+
+    key: str
+    since: tuple[int, int, int]
+    source: str
+
+
+_TPL = "deployments/gpu-operator/templates/clusterpolicy.yaml"
+CHART_SPEC_KEYS: tuple[ChartSpecKey, ...] = (
+    ChartSpecKey("cdi", (23, 3, 0), f"NVIDIA/gpu-operator@v23.3.0:{_TPL}"),
+    ChartSpecKey("psa", (23, 6, 0), f"NVIDIA/gpu-operator@v23.6.0:{_TPL}"),
+    ChartSpecKey("kataManager", (23, 6, 0), f"NVIDIA/gpu-operator@v23.6.0:{_TPL}"),
+    ChartSpecKey("ccManager", (23, 6, 0), f"NVIDIA/gpu-operator@v23.6.0:{_TPL}"),
+    ChartSpecKey("hostPaths", (24, 6, 0), f"NVIDIA/gpu-operator@v24.6.0:{_TPL}"),
+)
+
+# From v23.9.0 the operator sets up its NVIDIADriver controller unconditionally
+# (NVIDIA/gpu-operator@v23.9.0:main.go); without the nvidiadrivers.nvidia.com CRD its watch
+# cannot start (the chart installs that CRD only on a fresh install).
+NVIDIADRIVER_WATCHED_SINCE = (23, 9, 0)
+
+# The chart's labels on what it renders (NVIDIA/gpu-operator@v24.9.0:
+# deployments/gpu-operator/templates/_helpers.tpl "gpu-operator.labels").
+HELM_CHART_LABEL = "helm.sh/chart"
+APP_VERSION_LABEL = "app.kubernetes.io/version"
+MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+
+
+def mig_strategy(cp: CustomResource) -> str | None:
+    """``spec.mig.strategy`` (none | single | mixed), None when unset: the operator then passes
+    no MIG_STRATEGY and the plugin keeps its own default
+    (NVIDIA/gpu-operator@v24.9.0:api/nvidia/v1/clusterpolicy_types.go ``MIGSpec``)."""
+    v = _get(cp.spec, "mig", "strategy")
+    return v if isinstance(v, str) and v else None

@@ -329,6 +329,31 @@ CATALOG: dict[str, CodeInfo] = {c.code: c for c in (
        "{subject_desc}: {line}",
        "Use the host driver (ClusterPolicy driver.enabled=false, or the "
        "nvidia.com/gpu.deploy.driver=false label on that node), or remove the host driver."),
+    _c("GX419", "mig-strategy-mismatch", E, "§6",
+       "The device plugin and GFD run with a MIG strategy that does not fit the node's MIG "
+       "layout: `single` over GPUs with several MIG profiles or MIG-enabled and whole GPUs "
+       "mixed (the plugin refuses to start, GFD labels the product `<model>-MIG-INVALID` with "
+       "count 0), or `none` over MIG-enabled GPUs (whole GPUs advertised that no container can "
+       "use).",
+       "{subject_desc}: {detail}",
+       "Run the strategy the layout needs: mixed (ClusterPolicy spec.mig.strategy, or the "
+       "plugin/GFD config flags.migStrategy) for several profiles or a mix of MIG and whole "
+       "GPUs, single only when every GPU of the node carries the same one profile, never none "
+       "on MIG-enabled GPUs; or choose a uniform nvidia.com/mig.config (all-1g.10gb …). Pods "
+       "then request what the strategy advertises: nvidia.com/gpu under single, "
+       "nvidia.com/mig-<profile> under mixed."),
+    _c("GX420", "clusterpolicy-crd-stale", E, "§1",
+       "The operator's CRDs on the cluster (clusterpolicies.nvidia.com, "
+       "nvidiadrivers.nvidia.com) are from an older release: helm installs CRDs only on first "
+       "install and never upgrades them, so a newer chart's ClusterPolicy fields are rejected "
+       "by validation or silently pruned, and an operator that watches NVIDIADriver cannot "
+       "start without that CRD.",
+       "{subject_desc}: {detail}",
+       "Apply the CRDs of the operator release you run (`kubectl apply --server-side -f` the "
+       "chart's crds/ directory: nvidia.com_clusterpolicies.yaml, nvidia.com_nvidiadrivers.yaml "
+       "and NFD's), or upgrade with operator.upgradeCRD=true (the default from v25.3.0; the "
+       "first such upgrade needs --disable-openapi-validation); then run the helm upgrade again "
+       "so the ClusterPolicy carries its fields."),
     # 5xx node
     _c("GX501", "containerd-dropin-overwrote-cri", E, "§5",
        "A later config file replaced a plugin section wholesale and settings were lost.",

@@ -44,6 +44,7 @@ from gpuxray.knowledge.signature_types import (
     Example,
     Signature,
 )
+from gpuxray.knowledge.signatures_config import CONFIG_CAUSES, CONFIG_SIGNATURES
 from gpuxray.knowledge.signatures_runtime import RUNTIME_SIGNATURES
 from gpuxray.knowledge.signatures_stack import STACK_SIGNATURES
 from gpuxray.knowledge.signatures_workload import WORKLOAD_SIGNATURES
@@ -1606,12 +1607,8 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("Unexpected error: Error generating NVML labels: Error generating common "
                     "labels: Error getting device: nvml: Insufficient Permissions",
                     GH + "NVIDIA/gpu-operator/issues/322"))),
-    _s("mig-strategy-single-invalid", "invalid configuration detected for mig-strategy",
-       r"invalid configuration detected for mig-strategy=single",
-       {"mig-failed": 2.5, "plugin-config-invalid": 2.0}, (LOG,),
-       examples=(_x("W0312 10:02:10.000000 1 mig-strategy.go:245] Invalid configuration "
-                    "detected for mig-strategy=single: more than one MIG device type present on "
-                    "node", "NVIDIA/k8s-device-plugin@v0.18.2:internal/lm/mig-strategy.go"),)),
+    # GFD's "Invalid configuration detected for mig-strategy=single: …" lines are the MIG
+    # strategy against the layout (GX419): knowledge/signatures_config.py
     _s("mig-apply-error", "mig",
        r"error applying mig configuration|failed to (?:apply|validate) mig configuration|"
        r"unable to apply mig config|"
@@ -2170,7 +2167,7 @@ CHECK_CAUSE: dict[str, str] = {
     "GX416": "gpu-unsupported", "GX512": "runtime-config-not-read", "GX513": "cri-disabled",
     "GX514": "runtime-not-default", "GX417": "mig-monitor", "GX418": "driver-in-use",
     "GX408": "plugin-config-not-applied", "GX409": "unsupported-stack",
-    "GX604": "gpus-missing",
+    "GX604": "gpus-missing", "GX419": "mig-strategy", "GX420": "crd-stale",
 }
 
 # What to collect to tell two look-alike causes apart (unordered pairs); falls back to each
@@ -2472,6 +2469,9 @@ SIGNATURES = SIGNATURES + DRA_SIGNATURES
 SIGNATURES = SIGNATURES + STACK_SIGNATURES
 SIGNATURES = SIGNATURES + RUNTIME_SIGNATURES
 SIGNATURES = SIGNATURES + WORKLOAD_SIGNATURES
+CAUSES = CAUSES + CONFIG_CAUSES
+CAUSE_BY_ID.update({c.id: c for c in CONFIG_CAUSES})
+SIGNATURES = SIGNATURES + CONFIG_SIGNATURES
 DISTINGUISH[frozenset({"dra-exhausted", "dra-selector"})] = (
     "`gpuxray why <pod>` over a bundle with `cluster/resourceslices.json` and "
     "`cluster/resourceclaims.json`: which request matches no device (GX212) or only taken ones "
@@ -2554,6 +2554,10 @@ CAUSE_CHAIN: tuple[CauseLink, ...] = (
               OP + "controllers/object_controls.go (operands run with runtimeClassName nvidia)"),
     CauseLink("runtime-not-default", ("not-advertised", "nvml-init"),
               DP + "internal/plugin/factory.go (no NVML in the plugin's container: no devices)"),
+    # the single strategy refusing the node's layout: the plugin stops, nothing is advertised
+    CauseLink("mig-strategy", ("not-advertised",),
+              "NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/device_map.go (single's uniform "
+              "MIG check fails the device map, so no plugin starts)"),
     CauseLink("nodes-unlabelled", ("not-advertised", "gfd-labels"),
               OP + "controllers/state_manager.go (operand DaemonSets select on the deploy "
               "labels)"),

@@ -453,14 +453,8 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                     "configured", DP + "internal/rm/device_map.go"),
                  _x("invalid MIG configuration: device 0 has an invalid MIG configuration",
                     DP14 + "internal/rm/device_map.go"))),
-    _s("plugin-mig-mixed-enabled", "same migenabled value|more than one mig device type",
-       r"all devices on the node must be configured with the same migenabled value|"
-       r"error building device map.*more than one mig device type present on node",
-       {"mig-failed": 2.5, "plugin-config-invalid": 2.0}, (LOG,),
-       examples=(_x("error building device map: all devices on the node must be configured with "
-                    "the same migEnabled value", DP + "internal/rm/device_map.go"),
-                 _x("error building device map: error building MIG device map: more than one MIG "
-                    "device type present on node", DP13 + "internal/rm/device_map.go"))),
+    # single's "same migEnabled value" / "more than one MIG device type" refusals are the MIG
+    # strategy against the layout (GX419): knowledge/signatures_config.py
     # the config's resources/sharing sections that name devices or patterns the node lacks, or
     # are malformed
     _s("plugin-config-resources", "does not match any resource patterns|devices to be replicated|"
