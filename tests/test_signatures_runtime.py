@@ -62,7 +62,7 @@ EXPECTED = {
     "kubelet-registration-refused": "GX202",
     "crio-runtime-type-invalid": "GX307",
     "plugin-device-map-nvml-unknown": "GX304",
-    "plugin-mig-strategy-mismatch": "GX407",
+    "plugin-mig-strategy-mismatch": "GX419",
     "plugin-setup-failed": "GX202",
     "ctk-runtime-legacy-wrap": "GX307",
     "ctk-device-nodes-failed": "GX304",

@@ -470,22 +470,22 @@ LINES: list[tuple[str, str, str]] = [
     ('GX413', 'NVIDIA/k8s-device-plugin@v0.17.0:cmd/nvidia-device-plugin/main.go',
      'E1129 10:02:10.000000       1 main.go:173] unable to validate flags: invalid '
      '--device-discovery-strategy option gpu'),
-    ('GX407', 'NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/device_map.go',
+    ('GX419', 'NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/device_map.go',
      'error starting plugins: error getting plugins: unable to load resource managers to manage '
      'plugin devices: failed to construct NVML resource managers: error building device map: '
      'error building device map from config.resources: invalid MIG configuration: for '
      'mig.strategy=single all devices on the node must all be configured with the same '
      'migEnabled value'),
-    ('GX407', 'NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/device_map.go',
+    ('GX419', 'NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/device_map.go',
      'error building device map from config.resources: invalid MIG configuration: all devices on '
      'the node must be configured with the same migEnabled value'),
-    ('GX407', 'NVIDIA/k8s-device-plugin@v0.14.5:internal/lm/mig-strategy.go',
+    ('GX419', 'NVIDIA/k8s-device-plugin@v0.14.5:internal/lm/mig-strategy.go',
      'W1129 10:02:10.000000       1 mig-strategy.go:101] Invalid configuration detected for '
      'mig-strategy=single: more than one MIG device type present on node'),
-    ('GX407', 'NVIDIA/k8s-device-plugin@v0.9.0:mig-strategy.go',
+    ('GX419', 'NVIDIA/k8s-device-plugin@v0.9.0:mig-strategy.go',
      'panic: For mig.strategy=single all devices on the node must all be configured with the '
      'same migEnabled value'),
-    ('GX407', 'NVIDIA/k8s-device-plugin@v0.9.0:mig-strategy.go',
+    ('GX419', 'NVIDIA/k8s-device-plugin@v0.9.0:mig-strategy.go',
      'panic: More than one MIG device type present on node'),
     ('GX413', 'NVIDIA/k8s-device-plugin@v0.17.0:api/config/v1/config.go',
      'E1129 10:02:10.000000       1 main.go:173] unable to load config: unable to finalize '

@@ -638,11 +638,12 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
         "name for GPU with index '0': Unknown Error",
         DP + "v0.12.3:cmd/nvidia-device-plugin/mig-strategy.go")),
     # mig.strategy=single on a node whose GPUs mix MIG on and off, or carry several MIG
-    # profiles: the layout applied does not fit the strategy the plugin was given
+    # profiles: the layout applied does not fit the strategy the plugin was given (GX419,
+    # knowledge/signatures_config.py)
     _s("plugin-mig-strategy-mismatch", "migenabled value|more than one mig device type",
        r"all devices on the node must (?:all )?be configured with the same migenabled value|"
        r"more than one mig device type present on node",
-       {"mig-failed": 2.5, "plugin-config-invalid": 1.5}, (LOG,), True,
+       {"mig-strategy": 4.0}, (LOG,), True,
        ("panic: For mig.strategy=single all devices on the node must all be configured with the "
         "same migEnabled value", DP + "v0.9.0:mig-strategy.go"),
        ("panic: More than one MIG device type present on node", DP + "v0.9.0:mig-strategy.go"),
