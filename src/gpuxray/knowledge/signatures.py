@@ -1596,8 +1596,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # ---- MIG (facts.md §5.2, §6.3) --------------------------------------------------------------
     # NVML_ERROR_NO_PERMISSION on MIG queries: the container lacks NVIDIA_MIG_MONITOR_DEVICES.
     _s("mig-monitor-permission", "insufficient permissions|insufficient p",
-       r"(?:error getting device(?: memory info| handle)?|error getting device|nvml): "
-       r"insufficient permissions|error getting device memory info: insufficient p",
+       r"(?:error getting device(?: memory info| handle)?|error getting device|nvml|"
+       r"error getting mig mode): insufficient permissions|"
+       r"error getting device memory info: insufficient p",
        {"mig-monitor": 3.5}, (LOG,), True,
        examples=(_x("error starting plugins: unable to add default resources to config: error "
                     "visiting devices: error visiting device: error getting device memory info: "
@@ -1606,7 +1607,9 @@ SIGNATURES: tuple[Signature, ...] = (
                     "nvlib/device/device.go"),
                  _x("Unexpected error: Error generating NVML labels: Error generating common "
                     "labels: Error getting device: nvml: Insufficient Permissions",
-                    GH + "NVIDIA/gpu-operator/issues/322"))),
+                    GH + "NVIDIA/gpu-operator/issues/322"),
+                 _x("error getting mig capability: error getting MIG mode: Insufficient "
+                    "Permissions", "NVIDIA/gpu-feature-discovery@v0.8.2:internal/lm/nvml.go"))),
     # GFD's "Invalid configuration detected for mig-strategy=single: …" lines are the MIG
     # strategy against the layout (GX419): knowledge/signatures_config.py
     _s("mig-apply-error", "mig",

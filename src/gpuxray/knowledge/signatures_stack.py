@@ -41,6 +41,12 @@ def _x(line: str, source: str) -> Example:
 OP = "NVIDIA/gpu-operator@v26.7.0:"
 OP239 = "NVIDIA/gpu-operator@v23.9.0:"
 OP249 = "NVIDIA/gpu-operator@v24.9.0:"
+OP111 = "NVIDIA/gpu-operator@v1.11.0:"
+OP263 = "NVIDIA/gpu-operator@v26.3.0:"
+CTK1170 = "NVIDIA/nvidia-container-toolkit@v1.17.0:"
+VGPU = "NVIDIA/gpu-driver-container@06a208ca:vgpu-manager/rhel10/nvidia-driver"
+MIG055 = "NVIDIA/mig-parted@v0.5.5:"
+GFD = "NVIDIA/gpu-feature-discovery@v0.8.2:"
 DRV = "NVIDIA/gpu-driver-container@06a208ca:"
 DRV2409 = "NVIDIA/gpu-driver-container@24.09.04:"
 DP = "NVIDIA/k8s-device-plugin@v0.20.0:"
@@ -127,9 +133,13 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                     OP + "api/nvidia/v1alpha1/nvidiadriver_types.go"),)),
     # the validator with driver.enabled=false: no host driver installed where it looks
     # (the wording of v24.9-v25.10, then v26.x)
+    # From v26.3 the validator logs the host check's error at info on every start with a
+    # containerized driver ("No pre-installed driver detected on the host: ..."): that wrapping
+    # is healthy and votes for nothing
     _s("validator-host-smi-missing", "'nvidia-smi' file|executable 'nvidia-smi' on the host",
-       r"no 'nvidia-smi' file present on the host|empty 'nvidia-smi' file found on the host|"
-       r"failed to find an executable 'nvidia-smi' on the host",
+       r"(?<!driver detected on the host: )(?:no 'nvidia-smi' file present on the host|"
+       r"empty 'nvidia-smi' file found on the host|"
+       r"failed to find an executable 'nvidia-smi' on the host)",
        {"nvml-init": 2.5, "driver-failing": 0.5}, (LOG, VALIDATOR), True,
        examples=(_x("error validating driver installation: no 'nvidia-smi' file present on the "
                     "host: stat /host/usr/bin/nvidia-smi: no such file or directory",
@@ -551,10 +561,12 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                     "undefined symbol: nvmlDeviceGetGpuFabricInfoV", GLIBC))),
     # ---- mig-parted / mig-manager --------------------------------------------------------------
     _s("mig-parted-instances", "migconfig|mig device specified|orderings failed|"
-       "error destroying|subset of any valid configuration|all counts for all migprofiles",
+       "error destroying|error creating gpu instance|error creating compute instance|"
+       "subset of any valid configuration|all counts for all migprofiles",
        r"exceeded maximum attempts to clear migconfig|error clearing migconfig|"
        r"unsupported mig device specified \S+, expected|\ball orderings failed|"
        r"error destroying (?:gpu|compute) instance for profile|"
+       r"error creating (?:gpu|compute) instance for '|"
        r"cannot configure as a subset of any valid configuration|"
        r"all counts for all migprofiles are 0",
        {"mig-failed": 3.5}, (LOG,), True,
@@ -570,11 +582,17 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                     "client", MIG + "pkg/mig/config/config.go"),
                  _x("invalid MigConfig: cannot configure as a subset of any valid configuration",
                     MIG + "pkg/types/mig_config_group.go"),
-                 _x("all counts for all MigProfiles are 0", MIG + "pkg/types/mig_config.go"))),
+                 _x("all counts for all MigProfiles are 0", MIG + "pkg/types/mig_config.go"),
+                 _x("error setting MigConfig: error creating GPU instance for '1g.10gb': "
+                    "Insufficient Resources", MIG + "pkg/mig/config/config.go"),
+                 _x("error creating Compute instance for '(0, 0)': Insufficient Resources",
+                    MIG055 + "pkg/mig/state/state.go"))),
     # mig-parted run where the GPU or driver cannot do MIG
-    _s("mig-parted-no-mig", "nvidia module not loaded|unsupported for performing mig|"
-       "no mig-capable devices|non mig-capable gpu|waiting for gpu to boot",
-       r"\bnvidia module not loaded|nvml version unsupported for performing mig operations|"
+    _s("mig-parted-no-mig", "nvidia module not loaded|error checking if nvidia module|"
+       "unsupported for performing mig|no mig-capable devices|non mig-capable gpu|"
+       "waiting for gpu to boot",
+       r"\bnvidia module not loaded|error checking if nvidia module loaded: |"
+       r"nvml version unsupported for performing mig operations|"
        r"no mig-capable devices found on the system|unable to assert mig mode enabled on non "
        r"mig-capable gpu|error waiting for gpu to boot",
        {"mig-failed": 2.5, "nvml-init": 0.5}, (LOG,), True,
@@ -587,7 +605,10 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                  _x("unable to assert MIG mode enabled on non MIG-capable GPU",
                     MIG + "cmd/nvidia-mig-parted/assert/mode.go"),
                  _x("error waiting for GPU to boot: timeout after 30 seconds",
-                    MIG + "pkg/mig/mode/pci.go"))),
+                    MIG + "pkg/mig/mode/pci.go"),
+                 _x('level=fatal msg="error checking if nvidia module loaded: unable to read '
+                    '/proc/modules: open /proc/modules: no such file or directory"',
+                    MIG055 + "cmd/nvidia-mig-parted/util/mig.go"))),
     # after a layout change the manager brings the GPU clients back; they do not come
     _s("mig-manager-restart-clients", "gpu clients|failed to run nvidia-smi|"
        "no config available and generation failed|host systemd services|already rebooted once",
@@ -675,4 +696,182 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
        {"fm-missing": 3.0}, (JOURNAL, LOG), True,
        examples=(_x("fabric manager config file item: FABRIC_NODE_CONFIG_FILE has an invalid "
                     "value", "https://github.com/siderolabs/extensions/issues/511"),)),
+    # ---- read across releases: validator v1.x-v26.x, operator, driver scripts, NVRM ----------
+    # The validator's driver stage runs nvidia-smi in the driver root after the driver container
+    # says it is ready (v1.x-v23.x: `chroot /run/nvidia/driver nvidia-smi`, its stderr passed
+    # through): no binary there means the driver container never finished its install
+    _s("validator-chroot-no-smi", "failed to run command",
+       r"chroot: failed to run command '?nvidia-smi'?: no such file or directory",
+       {"driver-failing": 1.5, "operand-init": 0.5}, (LOG, VALIDATOR),
+       examples=(_x("chroot: failed to run command 'nvidia-smi': No such file or directory",
+                    OP239 + "validator/main.go"),)),
+    # the /dev/char symlinks the validator creates need the device nodes first (its module
+    # loading fails with modprobe's own output, which the catalog reads): no nvidia major in
+    # /proc/devices is a kernel module that is not loaded at all
+    _s("validator-devchar-no-major", "missing required device major",
+       r"missing required device major \S+", {"nvml-init": 2.5, "driver-failing": 0.5},
+       (LOG, VALIDATOR),
+       examples=(_x("Error: error validating driver installation: error creating symlink "
+                    "creator: failed to create all possible device lister: missing required "
+                    "device major nvidia-uvm",
+                    CTK1170 + "cmd/nvidia-ctk/system/create-dev-char-symlinks/all.go"),)),
+    # the cuda and plugin stages run a workload pod; one that cannot be created or never
+    # completes keeps every later operand in Init
+    _s("validator-workload-pod", "error validating cuda workload|validation pod|gave up waiting "
+       "for pod",
+       r"error validating cuda workload: |failed to create (?:cuda|plugin) validation pod|"
+       r"gave up waiting for pod \S+ to be available",
+       {"operand-init": 1.0, "driver-failing": 0.25}, (LOG, VALIDATOR),
+       examples=(_x('time="2023-10-01T10:00:00Z" level=info msg="Error: error validating cuda '
+                    'workload: gave up waiting for pod nvidia-cuda-validator-x2k9p to be '
+                    'available"', OP239 + "validator/main.go"),
+                 _x("Error: error validating plugin installation: failed to create plugin "
+                    "validation pod nvidia-device-plugin-validator-x2k9p, err pods "
+                    "\"nvidia-device-plugin-validator-x2k9p\" is forbidden: violates PodSecurity "
+                    "\"restricted:latest\"", OP + "cmd/nvidia-validator/main.go"))),
+    # GPUDirect add-on drivers (GDS nvidia-fs, GDRCopy, nvidia-peermem, MOFED) the driver stage
+    # waits for: the driver pod's side containers did not load them
+    _s("validator-addon-driver", "driver is not ready|driver installation",
+       r"(?:nvidia-fs|gdrcopy|nvidia-peermem) driver is not ready|"
+       r"error validating (?:nvidia-fs|gdrcopy|nvidia-peermem|mofed) driver installation",
+       {"driver-failing": 1.5}, (LOG, VALIDATOR),
+       examples=(_x("nvidia-fs driver is not ready", OP239 + "validator/main.go"),
+                 _x("gdrcopy driver is not ready", OP + "cmd/nvidia-validator/main.go"),
+                 _x('level=info msg="Error: error validating nvidia-peermem driver installation: '
+                    'exit status 1"', OP + "cmd/nvidia-validator/main.go"),
+                 _x("Error: error validating MOFED driver installation: exit status 1",
+                    OP239 + "validator/main.go"))),
+    # sandbox workloads: the vGPU manager (the host driver of vGPU) is not up, or created no
+    # vGPU devices ("No vGPU devices found, retrying" is the wait, not the failure)
+    _s("validator-vgpu-manager", "vgpu manager|vgpu devices",
+       r"vgpu manager is not ready|error validating vgpu (?:manager installation|devices)|"
+       r"vgpu manager parent devices not ready|\bno vgpu devices found(?!, retrying)",
+       {"driver-failing": 1.5}, (LOG, VALIDATOR),
+       examples=(_x("vGPU Manager is not ready", OP239 + "validator/main.go"),
+                 _x("Error: error validating vGPU devices: No vGPU devices found",
+                    OP239 + "validator/main.go"),
+                 _x("Error: error validating vGPU Manager installation: vGPU Manager parent "
+                    "devices not ready: timed out waiting for the condition",
+                    OP + "cmd/nvidia-validator/main.go"))),
+    # passthrough: a GPU still held by the nvidia driver (or by none) where vfio-pci should be
+    _s("validator-vfio-unbound", "bound to 'vfio-pci'|is not bound to any driver",
+       r"device not bound to 'vfio-pci'; device: \S+ driver: '(nvidia)?|"
+       r"device \S+ is not bound to any driver",
+       {"driver-in-use": 1.5, "driver-failing": 0.5}, (LOG, VALIDATOR),
+       examples=(_x("Error: error validating vfio-pci driver installation: device not bound to "
+                    "'vfio-pci'; device: 0000:3b:00.0 driver: 'nvidia'",
+                    OP239 + "validator/main.go"),)),
+    # precompiled drivers need each GPU node's kernel from NFD's labels (or, failing the same
+    # lookup, one OS per kernel); logr writes the error as a key
+    _s("operator-kernel-versions", "unable to obtain all kernel versions|did you run the node "
+       "feature discovery",
+       r"unable to obtain all kernel versions of the gpu nodes|"
+       r"couldn't get kernelversion, did you run the node feature discovery",
+       {"nodes-unlabelled": 2.0, "driver-os-mismatch": 0.75}, (LOG,),
+       examples=(_x('INFO Unable to obtain all kernel versions of the GPU nodes in the cluster '
+                    '{"err": "could not find NFD labels for node gpu-1"}',
+                    OP + "controllers/state_manager.go"),
+                 _x('INFO Couldn\'t get kernelVersion, did you run the node feature discovery? '
+                    '{"Error": "kernel version label missing"}',
+                    OP111 + "controllers/object_controls.go"))),
+    _s("operator-precompiled-image-path", "image path for pre-compiled drivers",
+       r"unable to resolve driver image path for pre-compiled drivers",
+       {"driver-failing": 1.5, "precompiled-kernel": 1.0}, (LOG, STATUS), True,
+       examples=(_x("unable to resolve driver image path for pre-compiled drivers, "
+                    "driver.repository, driver.image and driver.version have to be specified in "
+                    "the ClusterPolicy", OP + "controllers/object_controls.go"),)),
+    # NVIDIADriver CRs that claim one node twice (or two defaults): the controller stops
+    _s("operator-nvidiadriver-multiple", "multiple nvidiadrivers match|multiple default "
+       "nvidiadrivers",
+       r"multiple nvidiadrivers match the same node|multiple default nvidiadrivers found",
+       {"driver-os-mismatch": 2.0, "driver-failing": 1.0}, (LOG, STATUS), True,
+       examples=(_x("multiple NVIDIADrivers match the same node gpu-node-1: [ubuntu default]",
+                    OP + "internal/validator/validator.go"),
+                 _x("multiple default NVIDIADrivers found: [default-a default-b]",
+                    OP + "internal/nvidiadriver/nvidiadriver.go"))),
+    # ClusterPolicy/NVIDIADriver settings the controller refuses outright
+    _s("operator-spec-refused", "not supported through nvidiadriver cr|nri plugin cannot be "
+       "enabled",
+       r"vgpu-host-manager driver type is not supported through nvidiadriver cr|"
+       r"the nri plugin cannot be enabled when (?:cdi|the container toolkit) is disabled",
+       {"unsupported-stack": 2.5}, (LOG, STATUS), True,
+       examples=(_x("vgpu-host-manager driver type is not supported through NVIDIADriver CR",
+                    OP239 + "controllers/nvidiadriver_controller.go"),
+                 _x("the NRI Plugin cannot be enabled when CDI is disabled",
+                    OP + "controllers/state_manager.go"),
+                 _x("the NRI Plugin cannot be enabled when the Container Toolkit is disabled",
+                    OP + "controllers/state_manager.go"))),
+    # OpenShift: the operator finds no Driver Toolkit image for the node's RHCOS and falls back
+    # to entitlement builds (the driver container's dtk-fallback is the same on its side)
+    _s("operator-dtk-missing", "driver-toolkit image missing|drivertoolkit image tag missing|"
+       "drivertoolkit was requested but could not",
+       r"rhcos driver-toolkit image missing|drivertoolkit image tag missing|"
+       r"drivertoolkit was requested but could not be enabled",
+       {"kernel-headers": 2.0, "driver-failing": 0.5}, (LOG,),
+       examples=(_x('INFO WARNINGs: RHCOS driver-toolkit image missing. Version-specific fallback '
+                    'mode enabled. {"rhcosVersion": "418.94.202501221327-0"}',
+                    OP + "controllers/object_controls.go"),
+                 _x("WARNING: DriverToolkit image tag missing. Version-specific fallback mode "
+                    "enabled.", OP239 + "controllers/object_controls.go"),
+                 _x("WARNING: OpenShift DriverToolkit was requested but could not be enabled "
+                    "(dependencies missing)", OP111 + "controllers/object_controls.go"))),
+    # the driver scripts' kernel-version steps (RHEL flavours; precompiled images read the
+    # version string out of vmlinuz)
+    _s("driver-kernel-string", "could not resolve rhel version|all attempts to extract",
+       r"^\W*could not resolve rhel version\W*$|all attempts to extract \S+vmlinuz failed",
+       {"kernel-headers": 2.0, "precompiled-kernel": 1.0}, (LOG,),
+       examples=(_x("Could not resolve RHEL version", DRV + "rhel8/nvidia-driver"),
+                 _x("All attempts to extract /lib/modules/5.14.0-427.13.1.el9_4.x86_64/vmlinuz "
+                    "failed", DRV + "rhel9/nvidia-driver"))),
+    # the vGPU manager container: its modules not loaded after start, or not removable at exit
+    _s("vgpu-manager-load", "failed to load nvidia driver|failed to cleanup driver",
+       r"^\W*failed to load nvidia driver\W*$|^\W*failed to cleanup driver\W*$",
+       {"driver-failing": 2.0, "driver-in-use": 0.5}, (LOG,),
+       examples=(_x("Failed to load nvidia driver", VGPU),
+                 _x("Failed to cleanup driver", VGPU))),
+    # mig-manager reboots the node when the MIG mode change needs it; the reboot itself failed
+    _s("mig-manager-reboot-failed", "failed to reboot the node",
+       r"failed to reboot the node: ", {"mig-failed": 2.0}, (LOG,),
+       examples=(_x('level=warning msg="Failed to reboot the node: exit status 1"',
+                    MIG + "pkg/mig/reconfigure/reconfigure.go"),)),
+    # DCGM_ST_REQUIRES_ROOT: the engine (embedded in the exporter) lacks root for what it was
+    # asked to watch; profiling fields are the ones that need it
+    _s("dcgm-requires-root", "host engine is running as non-root",
+       r"host engine is running as non-root", {"dcgm-profiling": 2.0, "dcgm-connect": 0.5},
+       (LOG,), True,
+       examples=(_x('level=fatal msg="Failed to watch metrics: Error watching fields: Host '
+                    'engine is running as non-root"', DCGMLIB),)),
+    # the API mismatch message's later lines (it spans several NVRM lines; a paste may hold only
+    # some): the kernel module and the user-space library differ
+    _s("nvrm-api-mismatch-cont", "but this kernel module has|please make sure that this",
+       r"nvrm: has the version \S+, but this kernel module has|"
+       r"nvrm: the version \S+\.\s+please make sure that this",
+       {"nvml-mismatch": 4.0}, (DMESG, LOG, JOURNAL), True,
+       examples=(_x("NVRM: has the version 535.104.05, but this kernel module has",
+                    OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c"),
+                 _x("NVRM: the version 535.86.10.  Please make sure that this",
+                    OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c"))),
+    # the open module refusing a GPU without GSP (pre-Turing): the message's middle lines
+    _s("nvrm-open-no-gsp", "does not include the required gpu|system processor (gsp).",
+       r"nvrm: nvidia\.ko because it does not include the required gpu|"
+       r"^\W*nvrm: system processor \(gsp\)\.",
+       {"gpu-unsupported": 4.0}, (DMESG, LOG), True,
+       examples=(_x("NVRM: nvidia.ko because it does not include the required GPU",
+                    OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c"),
+                 _x("NVRM: System Processor (GSP).",
+                    OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c"))),
+    # module init finding no GPU to drive: none on the bus, or every probe failed
+    _s("nvrm-no-gpu-initialized", "none of the nvidia devices were initialized|no nvidia gpu "
+       "found",
+       r"nvrm: none of the nvidia devices were initialized|nvrm: no nvidia gpu found",
+       {"gpu-init": 1.5, "nouveau": 0.5}, (DMESG, LOG),
+       examples=(_x("NVRM: None of the NVIDIA devices were initialized.",
+                    OGKM + "kernel-open/nvidia/nv.c"),
+                 _x("NVRM: No NVIDIA GPU found.", OGKM + "kernel-open/nvidia/nv.c"))),
+    # the invalid PCI region message's second line names the BAR (sized 0, or unassigned)
+    _s("nvrm-bar-invalid", "nvrm: bar",
+       r"nvrm: bar\d+ is \d+m @ 0x[0-9a-f]+ \(pci:",
+       {"gpu-init": 3.0}, (DMESG, LOG), True,
+       examples=(_x("NVRM: BAR1 is 0M @ 0x0 (PCI:0000:03:00.0)",
+                    OGKM + "kernel-open/nvidia/nv-pci.c"),)),
 )
