@@ -18,6 +18,7 @@ MIG = "NVIDIA/mig-parted@v0.15.0:"
 MIG055 = "NVIDIA/mig-parted@v0.5.5:"
 OGKM = "NVIDIA/open-gpu-kernel-modules@595.45.04:"
 DCGMLIB = "NVIDIA/DCGM@v4.6.0:dcgmlib/src/dcgm_errors.c"
+KDM = "NVIDIA/k8s-driver-manager@v0.12.0:"
 CTK = "NVIDIA/nvidia-container-toolkit@v1.17.0:cmd/nvidia-ctk/system/create-dev-char-symlinks/"
 
 # (line, where it is printed, code of the cause)
@@ -98,6 +99,18 @@ FAILING = (
     # ---- dcgm-exporter / DCGM
     ('level=fatal msg="Failed to watch metrics: Error watching fields: Host engine is running as '
      'non-root"', DCGMLIB, "GX406"),
+    # ---- k8s-driver-manager
+    ('level=error msg="error reported by drain helper: error when evicting pods/\\"train-0\\" '
+     "-n \\\"ml\\\": Cannot evict pod as it would violate the pod's disruption budget.\"",
+     KDM + "cmd/nvdrain/main.go", "GX418"),
+    ('level=error msg="Failed to wait for mig-manager to shutdown: timed out waiting for the '
+     'condition"', KDM + "cmd/driver-manager/main.go", "GX418"),
+    ("Unable to unbind vfio-pci driver from all devices", KDM + "cmd/driver-manager/main.go",
+     "GX418"),
+    ("failed to unmount stale NVIDIA driver rootfs: failed to recursively unmount "
+     "/run/nvidia/driver: device or resource busy", KDM + "cmd/driver-manager/main.go", "GX418"),
+    ("Cannot proceed until all GPU pods are drained from the node. Exiting.",
+     "NVIDIA/k8s-driver-manager@v0.6.2:driver-manager", "GX418"),
     # ---- NVRM
     ("NVRM: has the version 535.104.05, but this kernel module has",
      OGKM + "src/nvidia/arch/nvalloc/unix/src/osapi.c", "GX304"),
@@ -131,6 +144,8 @@ HEALTHY = (
      MIG + "cmd/nvidia-mig-parted/assert/assert.go"),
     ("Checking NVIDIA driver packages...", DRV + "ubuntu22.04/nvidia-driver"),
     ("Done, now waiting for signal", DRV + "ubuntu22.04/nvidia-driver"),
+    ("Driver root directory does not exist, nothing to unmount",
+     "NVIDIA/k8s-driver-manager@v0.12.0:cmd/driver-manager/main.go"),
     ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  535.104.05  Release Build",
      OGKM + "kernel-open/nvidia/nv.c"),
 )

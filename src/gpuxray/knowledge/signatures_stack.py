@@ -874,4 +874,29 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
        {"gpu-init": 3.0}, (DMESG, LOG), True,
        examples=(_x("NVRM: BAR1 is 0M @ 0x0 (PCI:0000:03:00.0)",
                     OGKM + "kernel-open/nvidia/nv-pci.c"),)),
+    # ---- k8s-driver-manager v0.6-v0.12: what keeps the old driver from going ------------------
+    # node drain refused (a PodDisruptionBudget, a pod it may not evict) or operands that do
+    # not leave: the modules stay held and the new driver waits
+    _s("driver-manager-drain-blocked", "error reported by drain helper|to shutdown: |"
+       "evict gpu operator components",
+       r"error reported by drain helper: |failed to wait for [\w-]+ to shutdown: |"
+       r"failed to evict gpu operator components",
+       {"driver-in-use": 2.0, "upgrade-failed": 0.75}, (LOG,),
+       examples=(_x('level=error msg="error reported by drain helper: error when evicting '
+                    'pods/\\"train-0\\" -n \\"ml\\": Cannot evict pod as it would violate the '
+                    'pod\'s disruption budget."', KDM + "cmd/nvdrain/main.go"),
+                 _x('level=error msg="Failed to wait for mig-manager to shutdown: timed out '
+                    'waiting for the condition"', KDM + "cmd/driver-manager/main.go"),
+                 _x('level=error msg="Failed to evict GPU operator components, attempting '
+                    'cleanup"', KDM + "cmd/driver-manager/main.go"))),
+    # sandbox nodes: GPUs left on vfio-pci, or the previous driver's rootfs still mounted busy
+    _s("driver-manager-unbind-unmount", "unable to unbind vfio-pci|unmount stale",
+       r"unable to unbind vfio-pci driver from all devices|"
+       r"failed to unmount stale (?:nvidia driver )?rootfs: ",
+       {"driver-in-use": 2.0, "driver-failing": 0.75}, (LOG,), True,
+       examples=(_x('level=error msg="Unable to unbind vfio-pci driver from all devices"',
+                    KDM + "cmd/driver-manager/main.go"),
+                 _x("failed to unmount stale NVIDIA driver rootfs: failed to recursively unmount "
+                    "/run/nvidia/driver: device or resource busy",
+                    KDM + "cmd/driver-manager/main.go"))),
 )
