@@ -99,6 +99,8 @@ FAILING = (
     # ---- dcgm-exporter / DCGM
     ('level=fatal msg="Failed to watch metrics: Error watching fields: Host engine is running as '
      'non-root"', DCGMLIB, "GX406"),
+    ('time="2023-01-01T10:00:00Z" level=fatal msg="Could not retrieve metrics: Host engine '
+     'connection invalid/disconnected"', DCGMLIB, "GX406"),
     # ---- k8s-driver-manager
     ('level=error msg="error reported by drain helper: error when evicting pods/\\"train-0\\" '
      "-n \\\"ml\\\": Cannot evict pod as it would violate the pod's disruption budget.\"",
@@ -144,6 +146,9 @@ HEALTHY = (
      MIG + "cmd/nvidia-mig-parted/assert/assert.go"),
     ("Checking NVIDIA driver packages...", DRV + "ubuntu22.04/nvidia-driver"),
     ("Done, now waiting for signal", DRV + "ubuntu22.04/nvidia-driver"),
+    ('time="2023-01-01T10:00:00Z" level=warning msg="Skipping line 17 '
+     "('DCGM_FI_PROF_GR_ENGINE_ACTIVE'): metric not enabled\"",
+     "NVIDIA/dcgm-exporter@3.3.5-3.4.1:pkg/dcgmexporter/parser.go"),
     ("Driver root directory does not exist, nothing to unmount",
      "NVIDIA/k8s-driver-manager@v0.12.0:cmd/driver-manager/main.go"),
     ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  535.104.05  Release Build",

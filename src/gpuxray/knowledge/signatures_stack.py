@@ -899,4 +899,12 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                  _x("failed to unmount stale NVIDIA driver rootfs: failed to recursively unmount "
                     "/run/nvidia/driver: device or resource busy",
                     KDM + "cmd/driver-manager/main.go"))),
+    # DCGM_ST_CONNECTION_NOT_VALID under any wrapping of the exporter's (watching fields,
+    # retrieving metrics): the host engine went away or was never reached
+    _s("dcgm-connection-not-valid", "host engine connection invalid/disconnected",
+       r"host engine connection invalid/disconnected", {"dcgm-connect": 3.0}, (LOG,), True,
+       examples=(_x('level=fatal msg="Could not retrieve metrics: Host engine connection '
+                    'invalid/disconnected"', DCGMLIB),
+                 _x("Failed to watch metrics: Error watching fields: Host engine connection "
+                    "invalid/disconnected", DCGMLIB))),
 )
