@@ -1566,18 +1566,23 @@ SIGNATURES: tuple[Signature, ...] = (
                     'module of DCGM that is not currently loaded"',
                     "NVIDIA/dcgm-exporter@4.5.3-4.8.2:pkg/cmd/app.go"))),
     _s("dcgm-watch-unsupported", "error watching fields",
-       r"error watching fields: (?:feature not supported|profiling is not supported|the "
-       r"third-party profiling module returned an unrecoverable error|this request is serviced "
-       r"by a module of dcgm that is not currently loaded)",
+       r"error watching fields: (?:feature not supported|profiling is not supported|"
+       r"this request is serviced by a module of dcgm that is not currently loaded)",
        {"dcgm-profiling": 3.0}, (LOG,), True,
        examples=(_x('level=fatal msg="Error watching fields: Feature not supported"',
                     "NVIDIA/dcgm-exporter@a6f742d5:bindings/go/dcgm/fields.go"),
-                 _x('level=fatal msg="Failed to watch metrics: Error watching fields: The '
-                    'third-party Profiling module returned an unrecoverable error"',
-                    GH + "NVIDIA/dcgm-exporter/issues/126"),
                  _x('level=fatal msg="Error watching fields: This request is serviced by a module '
                     'of DCGM that is not currently loaded"',
                     GH + "NVIDIA/gpu-monitoring-tools/issues/141"))),
+    # DCGM_ST_PROFILING_LIBRARY_ERROR: the profiling library itself failed on the GPU, not a GPU
+    # it does not support; a GPU whose queries fail (the GSP firmware faults of some driver
+    # branches) is one way there, so the exporter's failure may be the driver's
+    _s("dcgm-profiling-library-error", "profiling module returned an unrecoverable error",
+       r"third-party profiling module returned an unrecoverable error",
+       {"dcgm-profiling": 2.0, "nvml-gpu-error": 1.25}, (LOG,),
+       examples=(_x('level=fatal msg="Failed to watch metrics: Error watching fields: The '
+                    'third-party Profiling module returned an unrecoverable error"',
+                    GH + "NVIDIA/dcgm-exporter/issues/126"),)),
     _s("dcgm-fr", "dcgm_st_",
        r"dcgm_st_(?:in_use|profiling_not_supported|not_supported)",
        {"dcgm-profiling": 2.5}, (LOG,), True,
