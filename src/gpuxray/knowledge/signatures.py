@@ -1979,6 +1979,16 @@ SIGNATURES: tuple[Signature, ...] = (
                     GH + "NVIDIA/DCGM/issues/61"),
                  _x("error adding GPU 0 to group: This GPU is not supported by DCGM",
                     "NVIDIA/go-dcgm@3287e4e8:pkg/dcgm/gpu_group.go"))),
+    # the exporter's GPU health collector: DCGM's list of supported GPUs came back empty
+    # (GetSupportedDevices), so no GPU of the node is one DCGM drives; a vote, the product and
+    # the driver tell which (the exporter stops on it when the collector is on)
+    _s("dcgm-no-supported-gpus", "no supported gpu devices found",
+       r"no supported gpu devices found",
+       {"unsupported-stack": 2.5, "dcgm-exporter-failing": 1.0}, (LOG,),
+       examples=(_x('time="2025-03-01T10:00:01Z" level=error msg="No supported GPU devices '
+                    'found"',
+                    "NVIDIA/dcgm-exporter@5f9250c2:internal/pkg/collector/"
+                    "gpu_health_collector.go"),)),
     # an NGC image's entrypoint checking the GPU against the products its release supports
     _s("ngc-gpu-not-supported", "not yet supported in this version of the container|"
        "no supported gpu(s) detected",
