@@ -51,28 +51,44 @@ def log_body(text: str) -> str:
     return "\n".join(text.splitlines()[-MAX_LOG_LINES:])
 
 
-def pod_texts(snap: Snapshot, pod: Pod, *, logs: bool = True) -> Iterator[PodText]:
+def _texts(snap: Snapshot, pod: Pod, logs: bool,
+           bodies: dict[str, str]) -> Iterator[tuple[str, str, str, str]]:
+    """(source, where, container, text) of every text known about ``pod``, in the order
+    :func:`pod_texts` gives them; a log's body is cut once per distinct log text
+    (``bodies``: bundle sources share one string among the pods that logged the same)."""
     ns = pod.metadata.namespace or "default"
     name = pod.metadata.name
-    for e in snap.events_for("Pod", ns, name):
-        if e.type == "Normal":
-            continue  # Scheduled/Pulled/Started: never an error line
-        yield PodText(snap.source(Input.EVENTS), "event", "", f"{e.reason}: {e.message}")
+    ev_src = snap.source(Input.EVENTS)
+    for e in snap.events_by_object.get(("Pod", ns, name), ()):
+        if e.type != "Normal":  # Scheduled/Pulled/Started: never an error line
+            yield ev_src, "event", "", f"{e.reason}: {e.message}"
     pods_src = snap.source(Input.PODS)
-    for st in (*pod.status.init_container_statuses, *pod.status.container_statuses):
-        for state in (st.state, st.last_state):
-            for t in _state_texts(state):
-                yield PodText(pods_src, "status", st.name, t)
-    if pod.status.message:
-        yield PodText(pods_src, "status", "", f"{pod.status.reason}: {pod.status.message}")
+    status = pod.status
+    for statuses in (status.init_container_statuses, status.container_statuses):
+        for st in statuses:
+            for state in (st.state, st.last_state):
+                if state.waiting is not None or state.terminated is not None:
+                    for line in _state_texts(state):
+                        yield pods_src, "status", st.name, line
+    if status.message:
+        yield pods_src, "status", "", f"{status.reason}: {status.message}"
     if not logs:
         return
-    for log in snap.logs_of(ns, name):
-        for text, suffix in ((log.current, ".log"), (log.previous, ".previous.log")):
-            if not text:
+    for log in snap.logs_by_pod.get((ns, name), ()):
+        for raw, suffix in ((log.current, ".log"), (log.previous, ".previous.log")):
+            if not raw:
                 continue
-            src = f"logs/{ns}/{name}/{log.container}{suffix}"
-            yield PodText(src, "log", log.container, log_body(text))
+            body = bodies.get(raw)
+            if body is None:
+                body = bodies[raw] = log_body(raw)
+            yield f"logs/{ns}/{name}/{log.container}{suffix}", "log", log.container, body
+
+
+def pod_texts(snap: Snapshot, pod: Pod, *, logs: bool = True) -> Iterator[PodText]:
+    """Every text known about ``pod`` (its non-Normal events, container states, status
+    message and logs), with where each came from: the texts :func:`scan_pods` scans."""
+    for source, where, container, text in _texts(snap, pod, logs, {}):
+        yield PodText(source, where, container, text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,51 +123,18 @@ def scan_pods(snap: Snapshot, pods: Iterable[Pod], *,
     seen: dict[str, list[Match]] = memo(snap, ("podtext-scan", id(m)), dict)
     bodies: dict[str, str] = memo(snap, "podtext-log-bodies", dict)
     scan = m.scan_text
-    by_object = snap.events_by_object
-    by_pod = snap.logs_by_pod if logs else {}
-    ev_src = snap.source(Input.EVENTS)
-    pods_src = snap.source(Input.PODS)
     result: list[list[PodMatch]] = []
     for pod in pods:
         out: list[PodMatch] = []
         result.append(out)
-
-        def add(source: str, where: str, container: str, text: str,
-                out: list[PodMatch] = out) -> None:
+        for source, where, container, text in _texts(snap, pod, logs, bodies):
             found = seen.get(text)
             if found is None:
                 found = seen[text] = scan(text)
-            if found:
+            if found:  # a PodText only for a text that matched
                 t = PodText(source, where, container, text)
                 for match in found:
                     out.append(PodMatch(replace(match, origin=source) if source else match, t))
-
-        ns = pod.metadata.namespace or "default"
-        name = pod.metadata.name
-        for e in by_object.get(("Pod", ns, name), ()):
-            if e.type != "Normal":
-                add(ev_src, "event", "", f"{e.reason}: {e.message}")
-        status = pod.status
-        for statuses in (status.init_container_statuses, status.container_statuses):
-            for st in statuses:
-                for state in (st.state, st.last_state):
-                    if state.waiting is not None or state.terminated is not None:
-                        for line in _state_texts(state):
-                            add(pods_src, "status", st.name, line)
-        if status.message:
-            add(pods_src, "status", "", f"{status.reason}: {status.message}")
-        for log in by_pod.get((ns, name), ()):
-            for raw, suffix in ((log.current, ".log"), (log.previous, ".previous.log")):
-                if not raw:
-                    continue
-                body = bodies.get(raw)
-                if body is None:
-                    body = bodies[raw] = log_body(raw)
-                found = seen.get(body)
-                if found is None:
-                    found = seen[body] = scan(body)
-                if found:
-                    add(f"logs/{ns}/{name}/{log.container}{suffix}", "log", log.container, body)
     return result
 
 
