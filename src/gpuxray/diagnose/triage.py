@@ -810,6 +810,7 @@ def triage(texts: Iterable[tuple[str, str]],
                         and f.subject.name in evidence.imports_unpasted)
                and not evidence.reads_unpasted(f)]
     check_scores, check_fails, unknowns = _score_checks(checked)
+    joined = "\n".join(t.text for t in inputs)  # every input, for the readings of the whole paste
     stage = [cs for _n, text in zip(names, (t.text for t in inputs), strict=True)
              for cs in driver_log_stage(text) + operand_events(text) + clusterpolicy_states(text)
              + toolkit_default_path_on_own_containerd(text)
@@ -820,16 +821,16 @@ def triage(texts: Iterable[tuple[str, str]],
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
                     + nodes_without_gpu_resource(evidence.snapshot)
-                    + toolkit_older_than_containerd(evidence.snapshot,
-                                                    "\n".join(t.text for t in inputs))
+                    + toolkit_older_than_containerd(evidence.snapshot, joined)
                     + containerd_1x_merge(evidence.snapshot, matches) + stage
                     + operand_table(evidence.parts) + readings(evidence.parts)
                     + applied_configs(evidence.plugin_configs))
-    ranked = _merge(ranked, component_failures("\n".join(t.text for t in inputs), matches))
-    ranked = host_state_first(order_by_chain(ranked, ruled_out(matches)))
-    ranked = _sorted(ranked + component_priors("\n".join(t.text for t in inputs), ranked))
+    ranked = _merge(ranked, component_failures(joined, matches))
+    ruled = ruled_out(matches)
+    ranked = host_state_first(order_by_chain(ranked, ruled))
+    ranked = _sorted(ranked + component_priors(joined, ranked))
     for cs in ranked:  # a line that rules a cause out also takes a check's "decided" away
-        if cs.cause.id in ruled_out(matches):
+        if cs.cause.id in ruled:
             cs.deciding = False
     origin: dict[str, str] = {}
     for m in matches:
