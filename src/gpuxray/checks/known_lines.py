@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Iterator
+from typing import Any
 
 from gpuxray.checks.containerd import node_root_config, toolkit_config_not_read
 from gpuxray.checks.registry import check
@@ -39,15 +40,21 @@ ROOT_CONFIG = "etc/containerd/config.toml"
 HOST_TEXTS = ("dmesg.txt", "journal-containerd.txt", "journal-kubelet.txt")
 
 
-def _pod_code(snap: Snapshot, code: str) -> Iterator[Finding]:
-    for (ns, name), mine in matches_by_code(snap, code).items():  # pod_matches' order
+def pod_lines(snap: Snapshot, code: str, *, line_param: str = "line",
+              max_evidence: int = MAX_EVIDENCE) -> Iterator[Finding]:
+    """A finding per pod whose statuses, events or logs hold a line the catalog files under
+    ``code``, in pod_matches' order, with up to ``max_evidence`` distinct lines; the first
+    goes in ``line_param`` (the codes whose message shows it as ``{detail}`` name that)."""
+    for (ns, name), mine in matches_by_code(snap, code).items():
         pod = snap.pod_by_key.get((ns, name))
         if not mine or pod is None:
             continue
-        evs = list(dict.fromkeys(m.evidence for m in mine))[:MAX_EVIDENCE]
+        evs = list(dict.fromkeys(m.evidence for m in mine))[:max_evidence]
         line = mine[0].match.line[:300]
-        yield fail(code, Subject("Pod", name, ns), evs, subject_desc=f"{ns}/{name}", line=line,
-                   node=pod.spec.node_name, cause=mine[0].match.signature.primary)
+        params: dict[str, Any] = {"subject_desc": f"{ns}/{name}", line_param: line,
+                                  "node": pod.spec.node_name,
+                                  "cause": mine[0].match.signature.primary}
+        yield fail(code, Subject("Pod", name, ns), evs, **params)
 
 
 def _host_code(host: HostFacts, code: str, deciding_only: bool = False,
@@ -81,7 +88,7 @@ def device_admission_failed(snap: Snapshot) -> Iterator[Finding]:
     """kubelet ``pkg/kubelet/cm/devicemanager`` refuses a pod whose devices its own
     accounting cannot give; the pod ends ``Failed`` with reason ``UnexpectedAdmissionError``."""
     seen: set[tuple[str, str]] = set()
-    for f in _pod_code(snap, "GX310"):
+    for f in pod_lines(snap, "GX310"):
         seen.add((f.subject.namespace or "default", f.subject.name))
         yield f
     for pod in other_screens(snap).with_reason:  # the pods with a status.reason, in order
@@ -98,20 +105,20 @@ def device_admission_failed(snap: Snapshot) -> Iterator[Finding]:
 @check("GX311", needs=(Input.PODS,))
 def cuda_requirement_unsatisfied(snap: Snapshot) -> Iterator[Finding]:
     """libnvidia-container checks the image's NVIDIA_REQUIRE_CUDA against the driver."""
-    yield from _pod_code(snap, "GX311")
+    yield from pod_lines(snap, "GX311")
 
 
 @check("GX514", needs=(Input.PODS,))
 def nvidia_runtime_not_default(snap: Snapshot) -> Iterator[Finding]:
     """The device plugin finds no NVML when nothing injected the driver into its container."""
-    yield from _pod_code(snap, "GX514")
+    yield from pod_lines(snap, "GX514")
 
 
 @check("GX512", needs=(Input.PODS,))
 def runtime_config_not_read(snap: Snapshot) -> Iterator[Finding]:
     """The toolkit logs where it wrote the runtime; a path containerd does not import is lost.
     On k3s/RKE2 the ClusterPolicy's toolkit env says it before any log does."""
-    yield from _pod_code(snap, "GX512")
+    yield from pod_lines(snap, "GX512")
     yield from toolkit_config_not_read(snap)
 
 
@@ -153,10 +160,10 @@ def containerd_cri_disabled(snap: Snapshot) -> Iterator[Finding]:
 @check("GX417", needs=(Input.PODS,))
 def mig_monitor_permission(snap: Snapshot) -> Iterator[Finding]:
     """NVML refuses MIG queries to a container without NVIDIA_MIG_MONITOR_DEVICES."""
-    yield from _pod_code(snap, "GX417")
+    yield from pod_lines(snap, "GX417")
 
 
 @check("GX418", needs=(Input.PODS,))
 def host_driver_conflict(snap: Snapshot) -> Iterator[Finding]:
     """The driver container's ``_unload_driver`` finds the host's modules in use."""
-    yield from _pod_code(snap, "GX418")
+    yield from pod_lines(snap, "GX418")

@@ -20,6 +20,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 
+from gpuxray.checks.known_lines import pod_lines
 from gpuxray.checks.operator import gpu_nodes, node_subject, operator_version
 from gpuxray.checks.registry import check
 from gpuxray.engines.capacity import gpu_resource_names
@@ -418,19 +419,6 @@ def gfd_labels_missing(snap: Snapshot) -> Iterator[Finding]:
                    detail=state + (f" ({'; '.join(causes)})" if causes else ""))
 
 
-def _pod_lines(snap: Snapshot, code: str) -> Iterator[Finding]:
-    """The pods whose statuses, events or logs hold a line the catalog files under ``code``."""
-    for (ns, name), ms in pod_matches(snap).items():
-        mine = [m for m in ms if CAUSE_BY_ID[m.match.signature.primary].code == code]
-        pod = snap.pod_by_key.get((ns, name))
-        if not mine or pod is None:
-            continue
-        evs = list(dict.fromkeys(m.evidence for m in mine))[:MAX_EVIDENCE]
-        yield fail(code, Subject("Pod", name, ns), evs, subject_desc=f"{ns}/{name}",
-                   detail=mine[0].match.line[:300], node=pod.spec.node_name,
-                   cause=mine[0].match.signature.primary)
-
-
 # ----- GX419 -------------------------------------------------------------------------------
 def _mig_strategy(snap: Snapshot, node: Node,
                   cp: CustomResource | None) -> tuple[str | None, Evidence | None]:
@@ -520,7 +508,8 @@ def mig_strategy_mismatch(snap: Snapshot) -> Iterator[Finding]:
                          f"{st.layout.model.name}: {per_gpu}{more}")]
         yield fail("GX419", node_subject(name), evs, subject_desc=name, node=name,
                    strategy=strategy, config=st.config, detail=why)
-    yield from _pod_lines(snap, "GX419")
+    yield from pod_lines(snap, "GX419", line_param="detail",
+                         max_evidence=MAX_EVIDENCE)
 
 
 # ----- GX420 -------------------------------------------------------------------------------
@@ -578,4 +567,5 @@ def clusterpolicy_crd_stale(snap: Snapshot) -> Iterator[Finding]:
                           "nvidiadrivers.nvidia.com is not served: its CRD was never installed "
                           "(helm installs CRDs only on a fresh install)")
     if snap.has(Input.PODS):
-        yield from _pod_lines(snap, "GX420")
+        yield from pod_lines(snap, "GX420", line_param="detail",
+                         max_evidence=MAX_EVIDENCE)
