@@ -37,6 +37,7 @@ EXPECTED = {
     "engine-gpus-flag-unknown": "GX409",
     "cos-installer-download-failed": "GX403",
     "cos-installer-headers-missing": "GX403",
+    "cos-installer-driver-gpu-unsupported": "GX416",
     "gke-plugin-mig-partitions": "GX407",
     "gke-partition-gpu-failed": "GX407",
     "gke-plugin-mps-not-running": "GX202",

@@ -328,7 +328,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _s("extended-requests-limits", "must be equal to|limit must be set",
        r"nvidia\.com/[\w.-]+\]?:? invalid value.*must be equal to .*limit|"
        r"invalid value: \S+: must be equal to nvidia\.com/[\w.-]+ limit|"
-       r"nvidia\.com/[\w.-]+\]?:? required value: limit must be set",
+       r"nvidia\.com/[\w.-]+\]?:? required value: limit must be set|"
+       # a controller's template (Job, MPIJob launcher) names no resource in the path: the
+       # apiserver says "resources.limits: Required value" for any extended resource
+       r"resources\.limits: required value: limit must be set for non overcommitable",
        {"request-invalid": 4.0}, (EVENT, DESCRIBE), True,
        examples=(_x('spec.containers[0].resources.requests[nvidia.com/gpu]: Invalid value: '
                     '"1": must be equal to nvidia.com/gpu limit of 2',
@@ -341,7 +344,11 @@ SIGNATURES: tuple[Signature, ...] = (
                     "kubernetes/kubernetes@v1.10.0:pkg/apis/core/validation/validation.go"),
                  _x("spec.containers[0].resources.limits[nvidia.com/gpu]: Required value: "
                     "Limit must be set for non overcommitable resources",
-                    K + "pkg/apis/core/validation/validation.go"))),
+                    K + "pkg/apis/core/validation/validation.go"),
+                 _x('Job.batch "train-launcher" is invalid: spec.template.spec.containers[0].'
+                    "resources.limits: Required value: Limit must be set for non "
+                    "overcommitable resources",
+                    "kubernetes/kubernetes@v1.17.0:pkg/apis/core/validation/validation.go"))),
     # Filters run taints/affinity before NodeResourcesFit (facts.md §4): when the same message
     # also says "Insufficient nvidia.com/…", some node passed them, so the taint is not the cause.
     _s("untolerated-taint", "node(s) had|podtoleratesnodetaints",
@@ -1032,13 +1039,24 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("Unable to determine the device handle for GPU 0000:D8:00.0: Not Found",
                     GH + "NVIDIA/open-gpu-kernel-modules/issues/259"))),
     _s("nvml-gpu-lost", "gpu is lost|error_gpu_is_lost",
-       r"gpu is lost\.?\s+reboot the system to recover|error_gpu_is_lost",
+       # NVML's string for NVML_ERROR_GPU_IS_LOST ("GPU is lost"), as go-nvml's Error() puts
+       # it at the end of whatever call failed (a device plugin's topology or health query)
+       r"gpu is lost\.?\s+reboot the system to recover|error_gpu_is_lost|"
+       r"(?:nvlink|device|handle|state|info|count)[^:]{0,40}: gpu is lost\b",
        {"xid": 3.0, "unhealthy": 1.5}, (SMI, LOG, STATUS), True,
        examples=(_x("Unable to determine the device handle for GPU 0000:C1:00.0: GPU is lost.  "
                     "Reboot the system to recover this GPU",
                     GH + "NVIDIA/k8s-device-plugin/issues/231"),
                  _x("Marking device GPU-5c0f as unhealthy: ERROR_GPU_IS_LOST",
-                    DP + "internal/rm/health.go"))),
+                    DP + "internal/rm/health.go"),
+                 _x("error getting list of preferred allocation devices: unable to get device "
+                    "link information: error getting NVLink for devices (0, 1): failed to get "
+                    "nvlink remote pci info: failed to get nvlink state: GPU is lost",
+                    # go-gpuallocator's "failed to get nvlink state: %v" over NVML's
+                    # NVML_ERROR_GPU_IS_LOST (vendor/github.com/NVIDIA/go-nvml/pkg/nvml/
+                    # nvml.h), wrapped by internal/rm/nvml_manager.go and
+                    # internal/plugin/server.go
+                    DP + "vendor/github.com/NVIDIA/go-gpuallocator/internal/links/device.go"))),
     # ---- driver container / host driver (seed §3; CODES.md GX403) -------------------------------
     # kmod finds no module built for the running kernel (tools/modprobe.c): the driver was
     # never built for it (a kernel upgraded under it, or the build failed), not a refusal
@@ -2034,6 +2052,32 @@ SIGNATURES: tuple[Signature, ...] = (
                     '"nvidia-driver-controller"}', OP + "controllers/nvidiadriver_controller.go"),
                  _x("GDRCopy is not supported along with pre-compiled NVIDIA drivers",
                     OP + "controllers/object_controls.go"))),
+    # an operator (or its chart) built against a Kubernetes API version the cluster no longer
+    # serves (node.k8s.io/v1beta1 RuntimeClass and policy/v1beta1 PodSecurityPolicy went in
+    # 1.25): apimachinery's NoKindMatchError for a built-in group, reconciling or applying.
+    # The operator's own CRDs missing are GX420 (crd-kind-not-served).
+    _s("operator-api-removed", "no matches for kind",
+       r"no matches for kind \\?\"\w+\\?\" in versions? \[?\\?\"(?:[\w-]+\.)*"
+       r"(?:k8s\.io|policy|batch|apps|extensions|autoscaling)/v\d+(?:alpha|beta)\d+\\?\"",
+       {"unsupported-stack": 3.5}, (LOG, EVENT, STATUS), True,
+       examples=(_x('ERROR\tcontroller.clusterpolicy-controller\tReconciler error\t{"name": '
+                    '"cluster-policy", "namespace": "", "error": "no matches for kind '
+                    '\\"RuntimeClass\\" in version \\"node.k8s.io/v1beta1\\""}',
+                    "NVIDIA/gpu-operator@v1.11.1:vendor/k8s.io/apimachinery/pkg/api/meta/"
+                    "errors.go"),
+                 _x('error: unable to recognize "psp.yaml": no matches for kind '
+                    '"PodSecurityPolicy" in version "policy/v1beta1"',
+                    "kubernetes/kubernetes@v1.25.0:staging/src/k8s.io/apimachinery/pkg/api/meta/"
+                    "errors.go"))),
+    # the operator deriving the node's OS major version from os-release's VERSION_ID (the
+    # driver image tag) and failing to parse it: an OS release this operator cannot handle
+    _s("operator-os-version-unparsed", "error processing os major version",
+       r"error processing os major version",
+       {"unsupported-stack": 3.0, "driver-os-mismatch": 1.0}, (LOG, STATUS), True,
+       examples=(_x('{"level":"error","msg":"Reconciler error","controller":"clusterpolicy-'
+                    'controller","error":"failed to retrieve GPU node OS tag: error processing '
+                    'OS major version v1: strconv.Atoi: parsing \\"v1\\": invalid syntax"}',
+                    "NVIDIA/gpu-operator@v26.3.0:controllers/state_manager.go"),)),
     # the operator's driver state for a node OS it has no driver volumes/repos for
     _s("operator-distribution-unsupported", "not supported",
        r"(?:repository|certificate) configuration not supported for distribution \S+|"
@@ -2654,6 +2698,10 @@ class Component:
     # signature knows its words: the component's own failure (seed §1), a vote, never deciding
     fatal: str = ""
     failing: tuple[tuple[str, float], ...] = ()
+    # the steps a component's log announces in a fixed order, each with the causes still open
+    # once the log got that far: the furthest step found replaces ``priors`` (a driver build
+    # that got to compiling found its kernel headers, so what is left fails at load)
+    stages: tuple[tuple[str, tuple[tuple[str, float], ...]], ...] = ()
 
 
 COMPONENTS: tuple[Component, ...] = (
@@ -2671,7 +2719,16 @@ COMPONENTS: tuple[Component, ...] = (
               (("kernel-headers", 0.4), ("precompiled-kernel", 0.35),
                ("nouveau-loaded", 0.32), ("driver-failing", 0.3),
                ("driver-os-mismatch", 0.25), ("driver-in-use", 0.2)),
-              DRV + "ubuntu22.04/nvidia-driver (banner \"NVIDIA Software Installer\", "
+              stages=(
+                  # _install_driver: headers, then compile, relink, package, install and
+                  # _load_driver's modprobe; past the headers, the module is refused at load
+                  # (nouveau holding the GPU, Secure Boot) or the old one is still in use
+                  (r"compiling nvidia driver kernel modules\.\.\.|relinking nvidia driver "
+                   r"kernel modules\.\.\.|installing nvidia driver kernel modules\.\.\.|"
+                   r"\bloading nvidia driver kernel modules\.\.\.",
+                   (("nouveau-loaded", 0.45), ("secure-boot-enforced", 0.4),
+                    ("driver-in-use", 0.3), ("driver-failing", 0.3), ("gpu-init", 0.25))),),
+              source=DRV + "ubuntu22.04/nvidia-driver (banner \"NVIDIA Software Installer\", "
               "\"Starting installation of NVIDIA driver version %s\", \"Done, now waiting for "
               "signal\", \"Configuring the following firmware search path in '%s': %s\", "
               "\"Unloading NVIDIA driver kernel modules...\", \"Unmounting NVIDIA driver "
@@ -2729,10 +2786,14 @@ COMPONENTS: tuple[Component, ...] = (
               DP + "cmd/gpu-feature-discovery/main.go; internal/lm/output.go"),
     Component("dcgm", r"starting dcgm-exporter", r"dcgm-exporter|nv-hostengine|\bdcgm\b",
               r"starting webserver|dcgm successfully initialized",
-              (("dcgm-connect", 0.4), ("dcgm-profiling", 0.35), ("dcgm-pod-resources", 0.25),
-               ("unsupported-stack", 0.2)),
+              # it requests no GPU: its image's NVIDIA_VISIBLE_DEVICES=all is how it gets
+              # them, so a runtime that ignores the variable leaves it with none
+              (("dcgm-connect", 0.4), ("dcgm-profiling", 0.35), ("envvar-ignored", 0.3),
+               ("dcgm-pod-resources", 0.25), ("unsupported-stack", 0.2)),
               "NVIDIA/dcgm-exporter@4.5.3-4.8.2:pkg/cmd/app.go (\"Starting dcgm-exporter\", "
-              "\"DCGM successfully initialized!\"); internal/pkg/server/server.go",
+              "\"DCGM successfully initialized!\"); internal/pkg/server/server.go; "
+              "NVIDIA/dcgm-exporter@3.3.5-3.4.0:docker/Dockerfile.ubuntu22.04 "
+              "(ENV NVIDIA_VISIBLE_DEVICES=all)",
               # logrus's fatal (2.x-3.x: logrus.Fatal) and slog's ERROR before os.Exit (4.x)
               fatal=r"level=(?:fatal|error)\b",
               failing=(("dcgm-exporter-failing", 1.0),)),

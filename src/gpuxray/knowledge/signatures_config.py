@@ -105,6 +105,16 @@ CONFIG_SIGNATURES: tuple[Signature, ...] = (
        ("W1201 08:14:55.201223 1 mig-strategy.go:244] Invalid configuration detected for "
         "mig-strategy=single: devices with MIG enabled and disable detected",
         GFD + "v0.8.2:internal/lm/mig-strategy.go")),
+    # single also asserts every MIG device alike by visiting each one's attributes
+    # (assertAllMigDevicesAreValid with uniform set): under mixed the same words are followed
+    # by "At least one device with migEnabled=true …", so go-nvlib's visit chain right after
+    # "invalid MIG configuration: " happens only under single
+    _s("mig-single-visit-failed", "invalid mig configuration",
+       r"invalid mig configuration: error visiting devices\b",
+       {"mig-strategy": 3.0, "mig-failed": 1.0}, (LOG,), True,
+       ("error building device map from config.resources: invalid MIG configuration: error "
+        "visiting devices: error visiting device: error visiting MIG device: error getting "
+        "device attributes: ERROR_NOT_SUPPORTED", DP + "v0.14.0:internal/rm/device_map.go")),
     # GFD's product label for a node single cannot serve (count, memory and replicas 0)
     _s("gfd-mig-invalid-label", "-mig-invalid",
        r"nvidia\.com/gpu\.product[=:]\s*\S*-mig-invalid\b",

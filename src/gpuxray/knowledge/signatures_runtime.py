@@ -385,7 +385,12 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
     _s("ctk-device-nodes-failed", "device nodes|invalid device node",
        r"failed to create nvidia (?:control )?device nodes(?!: failed to load nvidia kernel "
        r"modules)|failed to determine major: invalid device node",
-       {"nvml-init": 2.0, "driver-failing": 1.0, "cdi-unresolvable": 0.5}, (LOG,), False,
+       # "invalid device node": /proc/devices names no control device under the name the
+       # toolkit looks up: no module loaded, or a toolkit before v1.15.0 (which looks for
+       # "nvidia-frontend") under a driver from 550.40 (which registers "nvidia";
+       # v1.15.0:internal/info/proc/devices/devices.go falls back to it)
+       {"nvml-init": 2.0, "driver-failing": 1.0, "unsupported-stack": 0.9,
+        "cdi-unresolvable": 0.5}, (LOG,), False,
        ("failed to create NVIDIA device nodes: failed to create device node nvidiactl: failed "
         "to determine major: invalid device node",
         CTK + "v1.18.0:cmd/nvidia-ctk/system/create-dev-char-symlinks/"

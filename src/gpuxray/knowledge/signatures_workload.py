@@ -41,6 +41,9 @@ NUMBA = "numba/numba@0.56.0:numba/cuda/cudadrv/driver.py"
 GKE = "GoogleCloudPlatform/container-engine-accelerators@v1.0.20:"
 AKS = "Azure/AgentBaker@v0.20260805.0:parts/linux/cloud-init/artifacts/cse_config.sh"
 COS = "GoogleCloudPlatform/cos-gpu-installer@v20210715:cos-gpu-installer-docker/entrypoint.sh"
+# the Go rewrite lives in COS's tools repository (no GitHub tags)
+COS2 = ("https://cos.googlesource.com/cos/tools/+/refs/heads/master/src/cmd/cos_gpu_installer/"
+        "internal/commands/install.go")
 K = "kubernetes/kubernetes@v1.30.0:"
 GH = "https://github.com/"
 
@@ -362,6 +365,15 @@ WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
        ("[ERROR   2021-07-15 10:02:10 UTC] Could not download kernel headers from "
         "https://storage.googleapis.com/cos-tools/13816.0.0/kernel-headers.tgz, giving up.",
         COS)),
+    # the Go installer (cos_gpu_installer v2) checking the chosen driver against the GPU's
+    # last supported branch (its fallback table): the default driver is too new or too old
+    # for this GPU; when the fallback branch's artifact is missing too, no driver installs
+    _s("cos-installer-driver-gpu-unsupported", "gpu devices",
+       r"driver version \S+ doesn't support \S+ gpu devices",
+       {"gpu-unsupported": 3.0, "driver-failing": 0.5}, (LOG,), True,
+       ("W0625 05:36:32.745071    5389 install.go:488] Driver version 470.182.03 doesn't "
+        "support L4 GPU devices.", COS2),
+       ("Driver version 535.129.03 doesn't support K80 GPU devices.", COS2)),
     # ---- AKS node bootstrap (AgentBaker's CSE) ------------------------------------------------
     # the node's GPU driver install step failing: the node joins without a working driver
     _s("aks-gpu-driver-install-failed", "failed to install gpu driver",
