@@ -700,11 +700,6 @@ def component_priors(text: str, ranked: list[CauseScore]) -> list[CauseScore]:
             if not trouble:
                 continue
         priors, why = comp.priors, "no line names the cause"
-        for step, left in reversed(comp.stages):  # the furthest step its log reached
-            reached = re.search(step, low)
-            if reached is not None:
-                priors, why = left, f"its log got as far as {reached.group(0)!r}"
-                break
         ready = re.search(comp.ready, low) if comp.ready else None
         if ready is not None:
             if not comp.ready_priors or ranked:  # only where nothing else names a cause

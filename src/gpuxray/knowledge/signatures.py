@@ -277,6 +277,10 @@ def _x(line: str, source: str) -> Example:
 
 
 K = "kubernetes/kubernetes@v1.34.0:"
+# a taint key that is not one the control plane or the node lifecycle sets (kubeadm's
+# node-role.kubernetes.io/*, node.kubernetes.io/* and the cloud provider's uninitialized)
+_POOL_TAINT = (r"(?!node-role\.kubernetes\.io/|node\.kubernetes\.io/|"
+               r"node\.cloudprovider\.kubernetes\.io/)[^}:]+:[^}]*\}")
 DP = "NVIDIA/k8s-device-plugin@v0.20.0:"
 DP12 = "NVIDIA/k8s-device-plugin@v0.12.3:"
 DP15 = "NVIDIA/k8s-device-plugin@v0.15.0:"
@@ -351,6 +355,23 @@ SIGNATURES: tuple[Signature, ...] = (
                     "kubernetes/kubernetes@v1.17.0:pkg/apis/core/validation/validation.go"))),
     # Filters run taints/affinity before NodeResourcesFit (facts.md §4): when the same message
     # also says "Insufficient nvidia.com/…", some node passed them, so the taint is not the cause.
+    # ... but a node the taint rejected was never counted for resources either (facts.md §4:
+    # "counted under that earlier reason"): beside "Insufficient", a taint that is no control-
+    # plane or node-lifecycle taint is usually the GPU pool's own, on the nodes that have GPUs,
+    # so it stays a candidate above the "Insufficient" readings, never deciding
+    _s("untolerated-pool-taint", "insufficient nvidia.com/",
+       r"insufficient nvidia\.com/.*had (?:untolerated )?taint \{" + _POOL_TAINT + "|"
+       r"had (?:untolerated )?taint \{" + _POOL_TAINT + r".*insufficient nvidia\.com/",
+       {"taint-selector": 1.5}, (EVENT, DESCRIBE),
+       examples=(_x("0/13 nodes are available: 3 Insufficient nvidia.com/gpu, 3 node(s) had "
+                    "taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate, 4 "
+                    "node(s) had taint {odh/notebook: true}, that the pod didn't tolerate.",
+                    "kubernetes/kubernetes@v1.21.0:pkg/scheduler/framework/plugins/"
+                    "tainttoleration/taint_toleration.go"),
+                 _x("0/5 nodes are available: 2 Insufficient nvidia.com/gpu, 3 node(s) had "
+                    "untolerated taint {nvidia.com/gpu: present}. preemption: 0/5 nodes are "
+                    "available: 5 Preemption is not helpful for scheduling.",
+                    K + "pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go"))),
     _s("untolerated-taint", "node(s) had|podtoleratesnodetaints",
        r"^(?!.*insufficient nvidia\.com/).*(?:node\(s\) had (?:untolerated )?taint|"
        r"\d+ podtoleratesnodetaints|podtoleratesnodetaints \(\d+\))",
@@ -2698,10 +2719,6 @@ class Component:
     # signature knows its words: the component's own failure (seed §1), a vote, never deciding
     fatal: str = ""
     failing: tuple[tuple[str, float], ...] = ()
-    # the steps a component's log announces in a fixed order, each with the causes still open
-    # once the log got that far: the furthest step found replaces ``priors`` (a driver build
-    # that got to compiling found its kernel headers, so what is left fails at load)
-    stages: tuple[tuple[str, tuple[tuple[str, float], ...]], ...] = ()
 
 
 COMPONENTS: tuple[Component, ...] = (
@@ -2719,16 +2736,7 @@ COMPONENTS: tuple[Component, ...] = (
               (("kernel-headers", 0.4), ("precompiled-kernel", 0.35),
                ("nouveau-loaded", 0.32), ("driver-failing", 0.3),
                ("driver-os-mismatch", 0.25), ("driver-in-use", 0.2)),
-              stages=(
-                  # _install_driver: headers, then compile, relink, package, install and
-                  # _load_driver's modprobe; past the headers, the module is refused at load
-                  # (nouveau holding the GPU, Secure Boot) or the old one is still in use
-                  (r"compiling nvidia driver kernel modules\.\.\.|relinking nvidia driver "
-                   r"kernel modules\.\.\.|installing nvidia driver kernel modules\.\.\.|"
-                   r"\bloading nvidia driver kernel modules\.\.\.",
-                   (("nouveau-loaded", 0.45), ("secure-boot-enforced", 0.4),
-                    ("driver-in-use", 0.3), ("driver-failing", 0.3), ("gpu-init", 0.25))),),
-              source=DRV + "ubuntu22.04/nvidia-driver (banner \"NVIDIA Software Installer\", "
+              DRV + "ubuntu22.04/nvidia-driver (banner \"NVIDIA Software Installer\", "
               "\"Starting installation of NVIDIA driver version %s\", \"Done, now waiting for "
               "signal\", \"Configuring the following firmware search path in '%s': %s\", "
               "\"Unloading NVIDIA driver kernel modules...\", \"Unmounting NVIDIA driver "
