@@ -41,6 +41,8 @@ EXPECTED = {
     "ctk-configure-load-failed": "GX509",
     "ctk-configure-flush-failed": "GX301",
     "ctk-cdi-generate-failed": "GX305",
+    "ctk-cdi-invalid-mode": "GX305",
+    "ctk-cdi-refresh-unit-failed": "GX305",
     "cli-other-stage": "GX307",
     "cli-shared-libraries": "GX307",
     "cli-nvml-unknown-init": "GX304",

@@ -478,3 +478,36 @@ def test_dnf_pinned_to_another_rhel_minor_than_the_kernel_names_the_os_mismatch(
             "Error: Unable to find a match: kernel-devel-4.18.0-305.el8_4.x86_64\n")
     assert _codes(text)[:1] == ["GX412"]
     assert "GX412" not in _codes(text.replace("8.2", "8.4"))
+
+
+GKE_CAPACITY = ("Capacity:\n  attachable-volumes-gce-pd:  127\n  cpu:                16\n"
+                "  memory:             107260540Ki\n  pods:               110\n")
+
+
+@pytest.mark.parametrize("extra", [
+    "nvidia.com/gpu=present:NoSchedule\n",  # the taint GKE puts on its GPU nodes, pasted alone
+    "Name:               gke-gpu-pool-1\nRoles:              <none>\n"
+    "Labels:             cloud.google.com/gke-accelerator=nvidia-tesla-t4\n"
+    "                    cloud.google.com/gke-nodepool=gpu-pool\n",
+])
+def test_a_gke_gpu_node_without_the_resource_points_at_the_driver_first(extra: str) -> None:
+    r = triage([("paste", "```\n" + extra + GKE_CAPACITY + "```\n")])
+    codes = list(dict.fromkeys(c.cause.code for c in r.causes))
+    assert codes[:2] == ["GX403", "GX202"]
+    assert not r.decided
+
+
+def test_a_gke_node_with_no_sign_of_a_gpu_keeps_the_plugin_reading() -> None:
+    assert _codes("```\n" + GKE_CAPACITY + "```\n")[:3] == ["GX401", "GX202", "GX402"]
+
+
+@pytest.mark.parametrize("taint, first", [
+    ("{odh/notebook: true}", "GX201"),
+    ("{nvidia.com/gpu: present}", "GX201"),
+    # only control-plane taints beside Insufficient: the tainted nodes are not the GPU pool
+    ("{node-role.kubernetes.io/master: }", "GX202"),
+])
+def test_a_pool_taint_beside_insufficient_stays_a_candidate(taint: str, first: str) -> None:
+    msg = (f"0/7 nodes are available: 3 Insufficient nvidia.com/gpu, 4 node(s) had taint "
+           f"{taint}, that the pod didn't tolerate.")
+    assert _codes(msg)[0] == first

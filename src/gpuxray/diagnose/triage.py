@@ -197,7 +197,31 @@ NO_GPU_RESOURCE_VOTES = (("nodes-unlabelled", 1.0), ("not-advertised", 0.9),
                          ("operand-taint", 0.75))
 
 
-def nodes_without_gpu_resource(snap: Snapshot) -> list[CauseScore]:
+# GKE runs its own device plugin as an add-on on every node labelled
+# cloud.google.com/gke-accelerator and taints those nodes nvidia.com/gpu=present:NoSchedule; the
+# driver comes from the installer DaemonSet a user applies (or GKE's automatic install), and
+# the plugin advertises nothing until it is there. So a GKE GPU node without the resource has
+# no driver first (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus;
+# GoogleCloudPlatform/container-engine-accelerators@master:nvidia-driver-installer/cos/
+# daemonset-preloaded.yaml).
+GKE_NO_GPU_RESOURCE_VOTES = (("driver-failing", 1.2), ("not-advertised", 0.9),
+                             ("nodes-unlabelled", 0.4))
+_GKE_GPU_TAINT = re.compile(r"^\W*nvidia\.com/gpu=present:noschedule\b", re.I | re.M)
+
+
+def _on_gke(node: Any) -> bool:
+    """The node's capacity or labels say GKE (the in-tree GCE PD attach limit, gke- labels)."""
+    return ("attachable-volumes-gce-pd" in node.status.capacity
+            or any(k.startswith("cloud.google.com/gke-") for k in node.metadata.labels))
+
+
+def _gke_gpu_node(node: Any, text: str) -> bool:
+    return ("cloud.google.com/gke-accelerator" in node.metadata.labels
+            or any(t.key == "nvidia.com/gpu" for t in node.spec.taints)
+            or _GKE_GPU_TAINT.search(text) is not None)
+
+
+def nodes_without_gpu_resource(snap: Snapshot, text: str = "") -> list[CauseScore]:
     """Votes when every pasted node shows its capacity and none has a GPU resource, a GPU label
     or the legacy resource (a describe node cut to its Capacity block included)."""
     nodes = [n for n in snap.nodes if n.status.capacity]
@@ -205,8 +229,11 @@ def nodes_without_gpu_resource(snap: Snapshot) -> list[CauseScore]:
             is_gpu_node(n) or LEGACY_GPU in n.status.capacity for n in nodes):
         return []
     names = ", ".join(n.metadata.name for n in nodes[:3])
-    return [vote(cid, w, "no-gpu-resource", f"{names}: capacity shows no nvidia.com/* resource",
-                 kind="arithmetic") for cid, w in NO_GPU_RESOURCE_VOTES]
+    votes = NO_GPU_RESOURCE_VOTES
+    why = f"{names}: capacity shows no nvidia.com/* resource"
+    if any(_on_gke(n) and _gke_gpu_node(n, text) for n in nodes):
+        votes, why = GKE_NO_GPU_RESOURCE_VOTES, why + " on a GKE GPU node"
+    return [vote(cid, w, "no-gpu-resource", why, kind="arithmetic") for cid, w in votes]
 
 
 def plugin_configs(texts: list[tuple[str, str]]) -> list[Finding]:
@@ -820,7 +847,7 @@ def triage(texts: Iterable[tuple[str, str]],
              + plugin_works_by_hand(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
-                    + nodes_without_gpu_resource(evidence.snapshot)
+                    + nodes_without_gpu_resource(evidence.snapshot, joined)
                     + toolkit_older_than_containerd(evidence.snapshot, joined)
                     + containerd_1x_merge(evidence.snapshot, matches) + stage
                     + operand_table(evidence.parts) + readings(evidence.parts)

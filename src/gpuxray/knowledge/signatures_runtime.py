@@ -379,6 +379,24 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
        ('level=error msg="failed to generate CDI spec: failed to create device CDI specs: '
         'failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND"',
         CTK + "v1.18.0:cmd/nvidia-ctk/cdi/generate/generate.go")),
+    # `cdi generate` refusing its --mode before it discovers anything (v1.18's refresh unit
+    # took the mode from the runtime's own mode setting, where "cdi" is valid): no spec is
+    # written, so CDI names resolve to nothing
+    _s("ctk-cdi-invalid-mode", "invalid discovery mode",
+       r"invalid discovery mode: \S+",
+       {"cdi-unresolvable": 2.5}, (LOG, JOURNAL), False,
+       ('Oct 23 10:22:21 node nvidia-ctk[64294]: time="2025-10-23T10:22:21+08:00" level=error '
+        'msg="invalid discovery mode: cdi"', CTK + "v1.18.0:cmd/nvidia-ctk/cdi/generate/"
+        "generate.go")),
+    # the toolkit's systemd unit that regenerates /var/run/cdi/nvidia.yaml (v1.18 on) failing
+    _s("ctk-cdi-refresh-unit-failed", "nvidia-cdi-refresh",
+       r"(?:failed to start|job for) nvidia-cdi-refresh\.service|"
+       r"nvidia-cdi-refresh\.service: (?:main process exited|failed with result)",
+       {"cdi-unresolvable": 1.5}, (JOURNAL, LOG), False,
+       ("Failed to start nvidia-cdi-refresh.service - Refresh NVIDIA CDI specification file.",
+        CTK + "v1.18.0:deployments/systemd/nvidia-cdi-refresh.service"),
+       ("Job for nvidia-cdi-refresh.service failed because the control process exited with "
+        "error code.", CTK + "v1.18.0:deployments/systemd/nvidia-cdi-refresh.service")),
     # the device nodes nvidia-ctk (system create-device-nodes, create-dev-char-symlinks, the
     # validator's /dev/char step) creates from /proc/devices: no nvidia major there means the
     # kernel module is not loaded, whatever asked for the nodes

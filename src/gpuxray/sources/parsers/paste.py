@@ -308,8 +308,10 @@ def _values_keys(head: str) -> bool:
 
 # ``Capacity:`` then an indented resource row (``cpu:``, ``memory:``, ``pods:``, a vendor's
 # ``<domain>/<name>:``): kubectl describe node's own layout (kubernetes/kubectl@v0.34.0:
-# pkg/describe/describe.go ``describeNode`` prints the block so)
+# pkg/describe/describe.go ``describeNode`` prints the block so, its rows sorted by name: the
+# in-tree volume plugins' ``attachable-volumes-aws-ebs|azure-disk|gce-pd`` come first)
 _LONE_CAPACITY = re.compile(r"^Capacity:[ \t]*\n[ \t]+(?:cpu|memory|pods|ephemeral-storage|"
+                            r"attachable-volumes-[\w-]+|"
                             r"hugepages-[\w.]+|[a-z0-9.-]+\.[a-z]+/[\w.-]+):[ \t]+\S", re.M)
 
 
