@@ -113,3 +113,68 @@ def test_table_entries_equal_admissibility(tmp_path: Path) -> None:
             table = gate1.admissible_nodes(snap, p, "nvidia.com/gpu")
             assert dict(table) == {n.metadata.name: admissibility(p, n) for n in nodes}
             assert table.candidates == [n for n in nodes if admissibility(p, n).ok]
+
+
+def _groups(tmp: Path) -> Path:
+    """Several nodes per cordon/taint group with labels that differ inside a group, so a
+    group's shared verdict and the per-node selector can disagree; pins to a tainted node, a
+    cordoned one, a missing one, several names, and a pin plus a selector that excludes it."""
+    b = ClusterBuilder()
+    for i in range(12):
+        taints = [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+        if i % 4 == 1:
+            taints.append({"key": "dedicated", "value": "ml", "effect": "NoSchedule"})
+        b.node(f"g-{i}", gpus=8, unschedulable=i % 4 == 2, taints=taints,
+               labels={"pool": "a" if i % 3 else "b", "zone": str(i % 2)})
+    for i, n in ((0, 8), (3, 8), (4, 8), (5, 5)):  # full nodes, and one with 3 left
+        b.pod("busy", f"hog-{i}", node=f"g-{i}", gpus=n, tolerations=[GPU_TOL])
+    variants: list[dict[str, Any]] = [
+        {"tolerations": [GPU_TOL]},
+        {"tolerations": [GPU_TOL], "node_selector": {"pool": "a"}},
+        {"tolerations": [GPU_TOL], "node_selector": {"pool": "a", "zone": "1"}},
+        {"tolerations": [GPU_TOL, {"key": "dedicated", "operator": "Exists"}],
+         "node_selector": {"pool": "b"}},
+        {"tolerations": [GPU_TOL], "affinity": _pin(["g-1"])},  # tainted
+        {"tolerations": [GPU_TOL], "affinity": _pin(["g-2"])},  # cordoned
+        {"tolerations": [GPU_TOL], "affinity": _pin(["g-0", "g-4", "missing"])},
+        {"tolerations": [GPU_TOL], "affinity": _pin(["g-3"], ["g-0"])},
+        {"tolerations": [GPU_TOL], "affinity": _pin(["g-3"]), "node_selector": {"pool": "b"}},
+        {"tolerations": [GPU_TOL], "affinity": _pin(["missing"])},
+        {"tolerations": [GPU_TOL], "affinity": _pin(["g-5"], field="pool", expr=True)},
+    ]
+    for k, v in enumerate(variants):
+        for r in range(2):
+            b.pod("ml", f"q{k}-{r}", gpus=(1, 8)[k % 2], **v)
+    return b.write(tmp / "groups")
+
+
+def test_grouped_and_pinned_tables_equal_node_by_node(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The base table matched once per cordon/taint group, the pinned shapes matched on their
+    pinned nodes only, and the fit, free and number tables read without ``resource_fit``
+    equal their node-by-node definitions, and so do the walks built on them."""
+    from fractions import Fraction
+
+    from gpuxray.engines.scheduling import resource_fit
+
+    res = "nvidia.com/gpu"
+    with open_bundle(_groups(tmp_path)) as snap:
+        nodes = gate1.resource_view(snap, res).gpu_nodes
+        assert len(gate1._node_groups(snap, res)) < len(nodes)
+        for p in gate1.pending_gpu_pods(snap):
+            table = gate1.admissible_nodes(snap, p, res)
+            assert table.candidates == [n for n in nodes if admissibility(p, n).ok]
+            assert dict(table) == {n.metadata.name: admissibility(p, n) for n in nodes}
+        fits = gate1._fit_table(snap, res)
+        assert fits == {n.metadata.name: resource_fit(snap, n, res, Fraction(0)) for n in nodes}
+        assert gate1._free_table(snap, res) == {k: int(f.free) for k, f in fits.items()}
+        assert gate1._numbers(snap, res) == {k: (f.capacity, f.allocatable, f.used)
+                                             for k, f in fits.items()}
+        want = _reference(snap, monkeypatch)
+        gate1.verdicts.cache_clear()
+        got = gate1.verdicts(snap)
+        assert got.keys() == want.keys() and len(got) == 22
+        for key, g in want.items():
+            assert got[key] == g, key
+        # it reaches several leaves: GX201 for some shapes, a conclusion (fits) for others
+        assert len({g.verdict.code if g.verdict else g.conclusion for g in got.values()}) >= 3

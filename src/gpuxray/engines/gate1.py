@@ -18,15 +18,17 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 import msgspec
 
 from gpuxray.engines.capacity import (
+    GPU_PREFIXES,
     Accounting,
+    Holder,
     accounting,
     gpu_requests,
     is_gpu_node,
@@ -48,6 +50,7 @@ from gpuxray.model.placement import (
     Admissibility,
     admissibility,
     affinity_matches,
+    selector_mismatches,
 )
 from gpuxray.model.quantity import safe_quantity
 from gpuxray.model.snapshot import Input, Snapshot, memo
@@ -102,38 +105,54 @@ def _expected(node: Node, resource: str) -> int | None:
     return count * max(replicas, 1)
 
 
-def scheduling_events(snap: Snapshot, pod: Pod) -> list[Evidence]:
-    out = []
+def _last_scheduling_event(snap: Snapshot, pod: Pod) -> Evidence | None:
+    """The pod's last FailedScheduling event (oldest first), as evidence: the one line the walk
+    shows; the earlier ones of a pending pod are not turned into evidence only to be dropped."""
+    last = None
     for e in snap.events_for("Pod", pod.metadata.namespace, pod.metadata.name):
         if e.reason == "FailedScheduling":
-            out.append(snap.ev(Input.EVENTS, f"{e.when} FailedScheduling: {e.message}"))
-    return out
+            last = e
+    if last is None:
+        return None
+    return snap.ev(Input.EVENTS, f"{last.when} FailedScheduling: {last.message}")
 
 
-def walk(snap: Snapshot, pod: Pod) -> Gate1:
+@functools.lru_cache(maxsize=4096)
+def _fit_detail(message: str) -> str:
+    """The step's detail for one FailedScheduling message: the pods of one job repeat one
+    message, so its reasons are parsed, sorted and joined once per message."""
+    fit = parse_fit_error(message)
+    return (", ".join(f"{n} × {r}" for r, n in sorted(fit.reasons.items()))
+            if fit else message[:200])
+
+
+@functools.lru_cache(maxsize=1024)
+def _requests_text(reqs: tuple[tuple[str, int], ...]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in reqs)
+
+
+def walk(snap: Snapshot, pod: Pod, reqs: dict[str, int] | None = None) -> Gate1:
+    """Gate 1 for one pod; ``reqs`` is its :func:`gpu_requests` where the caller has it."""
     g = Gate1()
     subject = pod_subject(pod)
-    reqs = gpu_requests(pod)
+    if reqs is None:
+        reqs = gpu_requests(pod)
     if not reqs:
         g.add("pod requests a GPU", "info",
               "no nvidia.com/* GPU resource in requests or limits: gate 1 has nothing to check")
         return g
-    g.add("pod requests a GPU", "pass",
-          ", ".join(f"{k}={v}" for k, v in sorted(reqs.items())),
-          [snap.ev(Input.PODS, f"{subject}: effective request "
-                   + ", ".join(f"{k}={v}" for k, v in sorted(reqs.items())))])
+    ordered = sorted(reqs.items())
+    text = _requests_text(tuple(ordered))
+    g.add("pod requests a GPU", "pass", text,
+          [snap.ev(Input.PODS, f"{subject}: effective request {text}")])
     if pod.spec.node_name:
         g.add("gate 1: scheduled to a node", "pass", f"spec.nodeName={pod.spec.node_name}",
               [snap.ev(Input.PODS, f"{subject}: spec.nodeName={pod.spec.node_name}")])
         return g
-    events = scheduling_events(snap, pod)
-    if events:
-        last = events[-1].detail.split("FailedScheduling: ", 1)[-1]
-        fit = parse_fit_error(last)
-        detail = (", ".join(f"{n} × {r}" for r, n in sorted(fit.reasons.items()))
-                  if fit else last[:200])
-        g.add("FailedScheduling event (one line; ambiguous on its own)", "info", detail,
-              events[-1:])
+    event = _last_scheduling_event(snap, pod)
+    if event is not None:
+        g.add("FailedScheduling event (one line; ambiguous on its own)", "info",
+              _fit_detail(event.detail.split("FailedScheduling: ", 1)[-1]), [event])
     elif snap.has(Input.EVENTS):
         g.add("FailedScheduling event", "info",
               "none found (events expire after about an hour); deciding from node status")
@@ -146,8 +165,8 @@ def walk(snap: Snapshot, pod: Pod) -> Gate1:
         return g
     if not snap.has(Input.PODS):
         g.add("GPUs already bound to pods", "unknown", f"{snap.source(Input.PODS)} not collected")
-    for res, qty in sorted(reqs.items()):
-        if _walk_resource(snap, pod, res, qty, g):
+    for res, qty in ordered:
+        if _walk_resource(snap, pod, res, qty, g, subject):
             return g
     return g
 
@@ -169,19 +188,34 @@ def resource_view(snap: Snapshot, res: str) -> ResourceView:
 
 
 def _resource_view(snap: Snapshot, res: str) -> ResourceView:
-    nodes = snap.nodes
-    advertising = [n for n in nodes if safe_quantity(n.status.capacity.get(res)) > 0]
-    gpu_nodes = [n for n in nodes if res in n.status.capacity
-                 or (is_gpu_node(n) and not _serves_dra_only(snap, n))]
-    dra_only = [n.metadata.name for n in nodes if res not in n.status.capacity
-                and is_gpu_node(n) and _serves_dra_only(snap, n)]
+    """One pass over the nodes: a node naming ``res`` in its capacity is a GPU node of it (and
+    advertises it when the capacity is above 0); another GPU node is one unless it serves its
+    GPUs through DRA only."""
+    advertising: list[Node] = []
+    gpu_nodes: list[Node] = []
+    dra_only: list[str] = []
+    for n in snap.nodes:
+        cap = n.status.capacity
+        if res in cap:
+            gpu_nodes.append(n)
+            if safe_quantity(cap[res]) > 0:
+                advertising.append(n)
+        elif is_gpu_node(n):
+            if _serves_dra_only(snap, n):
+                dra_only.append(n.metadata.name)
+            else:
+                gpu_nodes.append(n)
     largest = 0
+    others: set[str] = set()
     for n in gpu_nodes:
-        largest = max(largest, int(safe_quantity(n.status.capacity.get(res))),
-                      int(safe_quantity(n.status.allocatable.get(res))), _expected(n, res) or 0)
-    others = sorted({k for n in gpu_nodes for k, v in n.status.capacity.items()
-                     if is_gpu_resource(k) and k != res and safe_quantity(v) > 0})
-    return ResourceView(advertising, gpu_nodes, largest, others, dra_only)
+        status = n.status
+        largest = max(largest, int(_exact(safe_quantity(status.capacity.get(res)))),
+                      int(_exact(safe_quantity(status.allocatable.get(res)))),
+                      _expected(n, res) or 0)
+        for k, v in status.capacity.items():
+            if k != res and k.startswith(GPU_PREFIXES) and safe_quantity(v) > 0:
+                others.add(k)
+    return ResourceView(advertising, gpu_nodes, largest, sorted(others), dra_only)
 
 
 def _serves_dra_only(snap: Snapshot, node: Node) -> bool:
@@ -200,33 +234,36 @@ class AdmissionTable(Mapping[str, Admissibility]):
     admissible nodes (``candidates``) known up front.
 
     Built so that shapes differing only in their required node affinity — DaemonSet-like pods,
-    each pinned to its own node — cost O(their nodes), not O(fleet): the cordon, taint and
-    nodeSelector filters are shared by every shape with the same tolerations and selector
-    (``_base``), a pin by ``metadata.name`` is looked up instead of matched node by node, and
-    the per-node entries of the excluded nodes are only built if someone iterates them (the
-    GX201 path, where no node admits the pod). Entries equal ``admissibility(pod, node)``.
+    each pinned to its own node — cost O(their nodes), not O(fleet): a pin by
+    ``metadata.name`` is looked up instead of matched node by node, and only the pinned nodes
+    are put through the cordon, taint and nodeSelector filters; the fleet-wide table of those
+    filters (``base``, shared by every shape with the same tolerations and selector) is built
+    only for a shape that is not pinned, or when someone iterates the entries (the GX201 path,
+    where no node admits the pod). Entries equal ``admissibility(pod, node)``.
     """
 
-    def __init__(self, pod: Pod, nodes: list[Node], base: dict[str, Admissibility],
-                 order: dict[str, int]) -> None:
+    def __init__(self, pod: Pod, nodes: list[Node],
+                 base: Callable[[], dict[str, Admissibility]], order: dict[str, int]) -> None:
         self._pod, self._nodes, self._base = pod, nodes, base
         self._entries: dict[str, Admissibility] | None = None
         pinned = _pinned_names(pod)
         if pinned is None:
+            table = base()
             self.candidates = [n for n in nodes
-                               if base[n.metadata.name].ok and affinity_matches(pod, n)]
+                               if table[n.metadata.name].ok and affinity_matches(pod, n)]
         else:
             self.candidates = [nodes[i] for i in sorted(order[x] for x in pinned if x in order)
-                               if base[nodes[i].metadata.name].ok]
+                               if admissibility(pod, nodes[i], affinity=False).ok]
 
     def _all(self) -> dict[str, Admissibility]:
         if self._entries is None:
             ok = {n.metadata.name for n in self.candidates}
+            table = self._base()
             self._entries = {
                 n.metadata.name: (a if not a.ok or n.metadata.name in ok
                                   else Admissibility(n.metadata.name, "affinity",
                                                      AFFINITY_MISMATCH))
-                for n in self._nodes for a in (self._base[n.metadata.name],)}
+                for n in self._nodes for a in (table[n.metadata.name],)}
         return self._entries
 
     def __getitem__(self, name: str) -> Admissibility:
@@ -263,24 +300,109 @@ def admissible_nodes(snap: Snapshot, pod: Pod, res: str) -> AdmissionTable:
     """Admissibility of each GPU node for ``res``, computed once per pod shape (tolerations and
     node constraints): the pods of one job or deployment share it."""
     nodes = resource_view(snap, res).gpu_nodes
-    base = memo(snap, ("gate1-admit-base", _base_shape(pod), res),
-                lambda: {n.metadata.name: admissibility(pod, n, affinity=False) for n in nodes})
     order = memo(snap, ("gate1-node-order", res),
                  lambda: {n.metadata.name: i for i, n in enumerate(nodes)})
+
+    def base() -> dict[str, Admissibility]:
+        return memo(snap, ("gate1-admit-base", _base_shape(pod), res),
+                    lambda: _base_table(pod, _node_groups(snap, res)))
+
     return memo(snap, ("gate1-admissible", _shape(pod), res),
                 lambda: AdmissionTable(pod, nodes, base, order))
 
 
+def _node_groups(snap: Snapshot, res: str) -> list[list[Node]]:
+    """The GPU nodes of ``res`` grouped by what the cordon and taint filters read of a node
+    (``spec.unschedulable`` and its taints): a fleet's thousands of GPU nodes carry a handful
+    of taint sets, so each tolerations set is matched once per group, not once per node."""
+    def compute() -> list[list[Node]]:
+        groups: dict[tuple[bool, tuple[tuple[str, str, str], ...]], list[Node]] = {}
+        for n in resource_view(snap, res).gpu_nodes:
+            spec = n.spec
+            key = (spec.unschedulable, tuple((t.key, t.value, t.effect) for t in spec.taints))
+            groups.setdefault(key, []).append(n)
+        return list(groups.values())
+
+    return memo(snap, ("gate1-node-groups", res), compute)
+
+
+def _base_table(pod: Pod, groups: list[list[Node]]) -> dict[str, Admissibility]:
+    """``admissibility(pod, n, affinity=False)`` of every node, by node name. Nodes of one group
+    share the cordon and taint verdicts, their detail included (the same taints printed), so
+    one node of the group is matched; the nodeSelector reads each node's labels."""
+    out: dict[str, Admissibility] = {}
+    selector = bool(pod.spec.node_selector)
+    for members in groups:
+        first = admissibility(pod, members[0], affinity=False)
+        if first.reason == "unschedulable" or first.reason == "taint":
+            reason, detail = first.reason, first.detail
+            for n in members:
+                name = n.metadata.name
+                out[name] = Admissibility(name, reason, detail)
+        elif selector:  # past the cordon and taints: the nodeSelector decides, node by node
+            for n in members:
+                name = n.metadata.name
+                miss = selector_mismatches(pod, n)
+                out[name] = (Admissibility(name, "selector", "nodeSelector " + ", ".join(miss))
+                             if miss else Admissibility(name, ""))
+        else:
+            for n in members:
+                name = n.metadata.name
+                out[name] = Admissibility(name, "")
+    return out
+
+
 def _fit_table(snap: Snapshot, res: str) -> dict[str, ResourceFit]:
-    """allocatable, capacity and GPUs already bound per GPU node: the same for every pod."""
-    return memo(snap, ("gate1-fit", res), lambda: {
-        n.metadata.name: resource_fit(snap, n, res, Fraction(0))
-        for n in resource_view(snap, res).gpu_nodes})
+    """allocatable, capacity and GPUs already bound per GPU node: the same for every pod.
+    Each entry equals ``resource_fit(snap, node, res, 0)``, read here without its per-node
+    look-ups of the accounting (a GPU resource's bound amount is the accounting's)."""
+    def compute() -> dict[str, ResourceFit]:
+        nodes = resource_view(snap, res).gpu_nodes
+        zero = Fraction(0)
+        if not is_gpu_resource(res):
+            return {n.metadata.name: resource_fit(snap, n, res, zero) for n in nodes}
+        allocated = accounting(snap).allocated
+        none: dict[str, Fraction] = {}
+        out = {}
+        for n in nodes:
+            name = n.metadata.name
+            cap, alloc = n.status.capacity, n.status.allocatable
+            out[name] = ResourceFit(res, zero, safe_quantity(alloc.get(res)),
+                                    safe_quantity(cap.get(res)),
+                                    allocated.get(name, none).get(res, zero),
+                                    res in cap or res in alloc)
+        return out
+
+    return memo(snap, ("gate1-fit", res), compute)
 
 
 def _free_table(snap: Snapshot, res: str) -> dict[str, int]:
-    return memo(snap, ("gate1-free", res), lambda: {
-        k: int(v.free) for k, v in _fit_table(snap, res).items()})
+    """``int(fit.free)`` per GPU node, in integers where both terms are whole (GPU counts
+    are: extended resources are integers), without a Fraction per node."""
+    def compute() -> dict[str, int]:
+        out = {}
+        for k, f in _fit_table(snap, res).items():
+            a, u = f.allocatable, f.used
+            out[k] = (a.numerator - u.numerator if a.denominator == 1 and u.denominator == 1
+                      else int(a - u))
+        return out
+
+    return memo(snap, ("gate1-free", res), compute)
+
+
+def _exact(q: Fraction) -> int | Fraction:
+    """``q`` as an int when it is whole (GPU counts are): it compares and sums as ``q`` does,
+    without Fraction arithmetic per node."""
+    return q.numerator if q.denominator == 1 else q
+
+
+def _numbers(snap: Snapshot, res: str) -> dict[str, tuple[int | Fraction, int | Fraction,
+                                                         int | Fraction]]:
+    """capacity, allocatable and bound GPUs (``_fit_table``) per GPU node, exact, for the
+    walks that compare or sum them over every admissible node of a shape."""
+    return memo(snap, ("gate1-numbers", res), lambda: {
+        k: (_exact(f.capacity), _exact(f.allocatable), _exact(f.used))
+        for k, f in _fit_table(snap, res).items()})
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,7 +417,8 @@ class _Leaf:
     pod_line: bool  # the verdict's and the last step's first evidence line name the pod (GX201)
 
 
-def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bool:
+def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1,
+                   subject: Subject) -> bool:
     """Walk one requested resource; True when a verdict (or a final conclusion) was reached.
 
     Nothing of the walk reads the pod beyond its shape (tolerations, selector, affinity) and
@@ -303,22 +426,29 @@ def _walk_resource(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) -> bo
     with its own subject (a job of 2,700 identical pods walks once, not 2,700 times)."""
     key = ("gate1-leaf", _shape(pod), _requests_key(pod), res, qty)
     leaf = memo(snap, key, lambda: _leaf(snap, pod, res, qty))
-    subject = pod_subject(pod)
     steps, v = leaf.steps, leaf.verdict
     if v is not None and v.subject != subject:
         if leaf.pod_line:
             line = _tolerations_ev(snap, pod, subject)
             last = steps[-1]
-            steps = (*steps[:-1], replace(last, evidence=(line, *last.evidence[1:])))
-            v = replace(v, subject=subject, evidence=(line, *v.evidence[1:]))
+            steps = (*steps[:-1], Step(last.step, last.result, last.detail,
+                                       (line, *last.evidence[1:])))
+            v = _for_subject(v, subject, (line, *v.evidence[1:]))
         else:
-            v = replace(v, subject=subject)
+            v = _for_subject(v, subject, v.evidence)
     g.steps.extend(steps)
     if v is not None:
         g.verdict = v
     if leaf.conclusion:
         g.conclusion = leaf.conclusion
     return leaf.done
+
+
+def _for_subject(v: Finding, subject: Subject, evidence: tuple[Evidence, ...]) -> Finding:
+    """``dataclasses.replace(v, subject=..., evidence=...)`` spelled out: it runs once per
+    pending pod, and ``replace`` costs twice the constructor."""
+    return Finding(v.code, v.name, v.severity, v.status, subject, v.message, evidence,
+                   v.remedy, v.params, v.own)
 
 
 def _tolerations_ev(snap: Snapshot, pod: Pod, subject: Subject) -> Evidence:
@@ -429,7 +559,7 @@ def _walk_resource_once(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) 
     acct = accounting(snap)
     not_adv, unhealthy, full, free_total, max_free = memo(
         snap, ("gate1-classes", sig, res, qty),
-        lambda: _classify(snap, candidates, fits, res, qty))
+        lambda: _classify(snap, candidates, res, qty))
     ev_all = [_node_ev(snap, n, res) for n in candidates[:MAX_LISTED]]
     if not_adv:
         names = [n.metadata.name for n in not_adv]
@@ -439,7 +569,7 @@ def _walk_resource_once(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) 
                   + (f" (name absent on {len(absent)})" if absent else
                      " (capacity 0: the plugin has been gone more than 5 minutes)"))
         if full:
-            detail += f"; the {len(full)} node(s) still advertising are full"
+            detail += f"; the {full} node(s) still advertising are full"
         ev = [_node_ev(snap, n, res) for n in not_adv][:MAX_LISTED]
         g.add(f"{res}: room on an admissible node", "fail", detail, ev)
         g.verdict = fail("GX202", subject, ev, resource=res, detail=detail, nodes=names,
@@ -477,7 +607,7 @@ def _walk_resource_once(snap: Snapshot, pod: Pod, res: str, qty: int, g: Gate1) 
                          max_free=max_free, requested=qty)
         return True
     allocated, allocatable, total, holders = memo(
-        snap, ("gate1-exhausted", sig, res), lambda: _exhausted(acct, fits, candidates, res))
+        snap, ("gate1-exhausted", sig, res), lambda: _exhausted(snap, acct, candidates, res))
     ev = [*ev_all, snap.ev(Input.PODS, "held by " + ", ".join(holders[:12])
                            + (" …" if total > 12 else ""))] if holders else ev_all
     g.add(f"{res}: room on an admissible node", "fail",
@@ -497,17 +627,24 @@ def _shape(pod: Pod) -> bytes:
                                 pod.spec.affinity))
 
 
-def _exhausted(acct: Accounting, fits: dict[str, ResourceFit], candidates: list[Node],
+def _exhausted(snap: Snapshot, acct: Accounting, candidates: list[Node],
                res: str) -> tuple[int, int, int, list[str]]:
     """What every pod of one shape sees on its full admissible nodes: GPUs allocated and
     allocatable summed, how many pods hold them, and the first MAX_HOLDERS of those (listing
     every holder of every candidate made each pending job's finding O(fleet))."""
-    allocated = sum(int(fits[n.metadata.name].used) for n in candidates)
-    allocatable = sum(int(fits[n.metadata.name].allocatable) for n in candidates)
-    total = sum(len(acct.holders.get((n.metadata.name, res), [])) for n in candidates)
+    nums = _numbers(snap, res)
+    allocated = allocatable = total = 0
+    holders_of = acct.holders
+    none: list[Holder] = []
+    for n in candidates:
+        name = n.metadata.name
+        _cap, alloc, used = nums[name]
+        allocated += int(used)
+        allocatable += int(alloc)
+        total += len(holders_of.get((name, res), none))
     holders = list(itertools.islice((f"{h.namespace}/{h.pod}×{h.amount}@{n.metadata.name}"
                                      for n in candidates
-                                     for h in acct.holders.get((n.metadata.name, res), [])),
+                                     for h in holders_of.get((n.metadata.name, res), none)),
                                     MAX_HOLDERS))
     return allocated, allocatable, total, holders
 
@@ -543,40 +680,55 @@ def _base_shape(pod: Pod) -> bytes:
     return msgspec.json.encode((pod.spec.tolerations, pod.spec.node_selector))
 
 
-def _classify(snap: Snapshot, candidates: list[Node], fits: dict[str, ResourceFit], res: str,
-              qty: int) -> tuple[list[Node], list[Node], list[Node], int, int]:
+def _classify(snap: Snapshot, candidates: list[Node], res: str,
+              qty: int) -> tuple[list[Node], list[Node], int, int, int]:
     """Admissible nodes without room, by why: not advertising (would fit by its GFD count),
-    unhealthy devices (would fit if healthy), or full; plus free GPUs summed and the most on
-    one node."""
+    unhealthy devices (would fit if healthy), or full (counted); plus free GPUs summed and the
+    most on one node."""
     not_adv: list[Node] = []
     unhealthy: list[Node] = []
-    full: list[Node] = []
+    full = 0
+    nums = _numbers(snap, res)
+    free_now = _free_table(snap, res)
+    free_total = max_free = 0
     for n in candidates:
-        f = fits[n.metadata.name]
-        used = f.used  # the accounting's GPUs bound to the node (resource_fit)
-        if f.capacity == 0:
+        name = n.metadata.name
+        free = free_now[name]
+        if free > 0:
+            free_total += free
+            if free > max_free:
+                max_free = free
+        cap, alloc, used = nums[name]  # used: the accounting's GPUs bound to the node
+        if cap == 0:
             exp = _expected(n, res)
             if exp is None or exp - used >= qty:
                 not_adv.append(n)
                 continue
-        if f.capacity > f.allocatable and f.capacity - used >= qty:
+        if cap > alloc and cap - used >= qty:
             unhealthy.append(n)
             continue
-        full.append(n)
-    free_now = _free_table(snap, res)
-    frees = [max(free_now[n.metadata.name], 0) for n in candidates]
-    return not_adv, unhealthy, full, sum(frees), max(frees, default=0)
+        full += 1
+    return not_adv, unhealthy, full, free_total, max_free
 
 
 def pending_gpu_pods(snap: Snapshot) -> list[Pod]:
     """Pods gate 1 has not let through: not terminal, no node, asking for a GPU."""
-    return [p for p in snap.unbound_pods
-            if p.status.phase == "Pending" and gpu_requests(p)
-            and not p.metadata.deletion_timestamp]
+    return [p for p, _reqs in _pending_requests(snap)]
+
+
+def _pending_requests(snap: Snapshot) -> list[tuple[Pod, dict[str, int]]]:
+    """:func:`pending_gpu_pods` with each pod's GPU requests, computed once for the walk."""
+    out = []
+    for p in snap.unbound_pods:
+        if p.status.phase == "Pending" and not p.metadata.deletion_timestamp:
+            reqs = gpu_requests(p)
+            if reqs:
+                out.append((p, reqs))
+    return out
 
 
 @functools.lru_cache(maxsize=8)
 def verdicts(snap: Snapshot) -> dict[tuple[str, str], Gate1]:
     """Gate-1 walks of every pending GPU pod, computed once for all the 2xx checks."""
-    return {(p.metadata.namespace or "default", p.metadata.name): walk(snap, p)
-            for p in pending_gpu_pods(snap)}
+    return {(p.metadata.namespace or "default", p.metadata.name): walk(snap, p, reqs)
+            for p, reqs in _pending_requests(snap)}

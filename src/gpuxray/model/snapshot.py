@@ -260,7 +260,8 @@ class Snapshot:
             o = e.involved_object
             out[(o.kind, o.namespace or "", o.name)].append(e)
         for lst in out.values():
-            lst.sort(key=lambda e: e.when)
+            if len(lst) > 1:  # most objects have one event: no key call, no sort
+                lst.sort(key=lambda e: e.when)
         return dict(out)
 
     def events_for(self, kind: str, namespace: str | None, name: str) -> list[Event]:
