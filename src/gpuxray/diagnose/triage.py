@@ -215,10 +215,9 @@ def _on_gke(node: Any) -> bool:
             or any(k.startswith("cloud.google.com/gke-") for k in node.metadata.labels))
 
 
-def _gke_gpu_node(node: Any, text: str) -> bool:
+def _gke_gpu_node(node: Any) -> bool:
     return ("cloud.google.com/gke-accelerator" in node.metadata.labels
-            or any(t.key == "nvidia.com/gpu" for t in node.spec.taints)
-            or _GKE_GPU_TAINT.search(text) is not None)
+            or any(t.key == "nvidia.com/gpu" for t in node.spec.taints))
 
 
 def nodes_without_gpu_resource(snap: Snapshot, text: str = "") -> list[CauseScore]:
@@ -231,7 +230,8 @@ def nodes_without_gpu_resource(snap: Snapshot, text: str = "") -> list[CauseScor
     names = ", ".join(n.metadata.name for n in nodes[:3])
     votes = NO_GPU_RESOURCE_VOTES
     why = f"{names}: capacity shows no nvidia.com/* resource"
-    if any(_on_gke(n) and _gke_gpu_node(n, text) for n in nodes):
+    tainted = _GKE_GPU_TAINT.search(text) is not None  # the taint pasted apart from a node
+    if any(_on_gke(n) and (tainted or _gke_gpu_node(n)) for n in nodes):
         votes, why = GKE_NO_GPU_RESOURCE_VOTES, why + " on a GKE GPU node"
     return [vote(cid, w, "no-gpu-resource", why, kind="arithmetic") for cid, w in votes]
 

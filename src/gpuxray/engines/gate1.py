@@ -37,6 +37,7 @@ from gpuxray.engines.capacity import (
 )
 from gpuxray.engines.scheduling import (
     ResourceFit,
+    fit_with_used,
     non_gpu_misfits,
     parse_fit_error,
     resource_fit,
@@ -50,7 +51,7 @@ from gpuxray.model.placement import (
     Admissibility,
     admissibility,
     affinity_matches,
-    selector_mismatches,
+    selector_admissibility,
 )
 from gpuxray.model.quantity import safe_quantity
 from gpuxray.model.snapshot import Input, Snapshot, memo
@@ -341,10 +342,7 @@ def _base_table(pod: Pod, groups: list[list[Node]]) -> dict[str, Admissibility]:
                 out[name] = Admissibility(name, reason, detail)
         elif selector:  # past the cordon and taints: the nodeSelector decides, node by node
             for n in members:
-                name = n.metadata.name
-                miss = selector_mismatches(pod, n)
-                out[name] = (Admissibility(name, "selector", "nodeSelector " + ", ".join(miss))
-                             if miss else Admissibility(name, ""))
+                out[n.metadata.name] = selector_admissibility(pod, n)
         else:
             for n in members:
                 name = n.metadata.name
@@ -363,15 +361,9 @@ def _fit_table(snap: Snapshot, res: str) -> dict[str, ResourceFit]:
             return {n.metadata.name: resource_fit(snap, n, res, zero) for n in nodes}
         allocated = accounting(snap).allocated
         none: dict[str, Fraction] = {}
-        out = {}
-        for n in nodes:
-            name = n.metadata.name
-            cap, alloc = n.status.capacity, n.status.allocatable
-            out[name] = ResourceFit(res, zero, safe_quantity(alloc.get(res)),
-                                    safe_quantity(cap.get(res)),
-                                    allocated.get(name, none).get(res, zero),
-                                    res in cap or res in alloc)
-        return out
+        return {n.metadata.name: fit_with_used(
+                    n, res, zero, allocated.get(n.metadata.name, none).get(res, zero))
+                for n in nodes}
 
     return memo(snap, ("gate1-fit", res), compute)
 

@@ -116,9 +116,16 @@ def admissibility(pod: Pod, node: Node, *, affinity: bool = True) -> Admissibili
     bad = untolerated_taints(tols, node)
     if bad:
         return Admissibility(name, "taint", ", ".join(str(t) for t in bad))
+    past = selector_admissibility(pod, node)
+    if not past.ok or not affinity or affinity_matches(pod, node):
+        return past
+    return Admissibility(name, "affinity", AFFINITY_MISMATCH)
+
+
+def selector_admissibility(pod: Pod, node: Node) -> Admissibility:
+    """The nodeSelector's verdict alone, for a node past the cordon and taint filters (gate 1
+    matches those once per group of nodes that carry the same ones)."""
     miss = selector_mismatches(pod, node)
     if miss:
-        return Admissibility(name, "selector", "nodeSelector " + ", ".join(miss))
-    if affinity and not affinity_matches(pod, node):
-        return Admissibility(name, "affinity", AFFINITY_MISMATCH)
-    return Admissibility(name, "")
+        return Admissibility(node.metadata.name, "selector", "nodeSelector " + ", ".join(miss))
+    return Admissibility(node.metadata.name, "")
