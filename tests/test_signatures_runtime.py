@@ -22,6 +22,7 @@ EXPECTED = {
     "containerd-runtime-name-invalid": "GX509",
     "crio-default-runtime-undefined": "GX301",
     "crio-runtime-path-invalid": "GX307",
+    "crio-hooks-dir-openshift-path": "GX512",
     "oci-hook-kind-failed": "GX307",
     "crun-nvidia-hook-failed": "GX307",
     "oci-driver-file-mount-missing": "GX307",

@@ -90,6 +90,26 @@ def test_names_alone_count_only_with_trouble() -> None:
     assert codes and {"GX514", "GX406"} & set(codes[:3])
 
 
+def test_a_healthy_operand_beside_a_failing_one_gives_no_prior() -> None:
+    """A toolkit pod listed `1/1 Running 0` beside the crash-looping driver (gpu-operator-15's
+    shape): the driver's failures rank, the toolkit's usual ones do not; alone, the healthy
+    row still votes (a component can fail while its pod runs ready)."""
+    head = "NAME                                      READY   STATUS             RESTARTS   AGE\n"
+    toolkit = "nvidia-container-toolkit-daemonset-qwhkw  1/1     Running            0          6m\n"
+    driver = "nvidia-driver-daemonset-tm22t             0/1     CrashLoopBackOff   5          6m\n"
+    pending = "gpu-job-0                                 0/1     Pending            0          3m\n"
+    beside = triage([("pods", head + toolkit + driver)])
+    codes = [c.cause.code for c in beside.causes]
+    assert codes and codes[0] == "GX403"
+    assert not any(s == "component:container-toolkit" for c in beside.causes
+                   for s in c.signatures)
+    alone = triage([("pods", head + toolkit + pending)])
+    assert any(s == "component:container-toolkit" for c in alone.causes for s in c.signatures)
+    restarted = toolkit.replace("Running            0 ", "Running            3 ")
+    again = triage([("pods", head + restarted + driver)])
+    assert any(s == "component:container-toolkit" for c in again.causes for s in c.signatures)
+
+
 def test_a_matched_line_outranks_every_prior() -> None:
     # NVIDIA/k8s-device-plugin@v0.20.0:cmd/nvidia-device-plugin/main.go
     log = ("I1129 10:02:10.000000 1 main.go:279] Starting OS watcher.\n"

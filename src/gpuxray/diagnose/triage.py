@@ -716,11 +716,19 @@ def component_priors(text: str, ranked: list[CauseScore]) -> list[CauseScore]:
     # shows whatever its words (a node's GPU column printing <none> holds none of TROUBLE's),
     # and what the named components usually break in is still open
     trouble: bool | None = True if ranked and not any(c.deciding for c in ranked) else None
+    named = {comp.id: re.search(comp.names, low) for comp in COMPONENTS}
+    healthy = {comp.id for comp in COMPONENTS
+               if named[comp.id] is not None and _only_healthy_rows(low, comp.names)}
+    # an operand listed healthy beside one that is not: the failing one is what the paste
+    # shows breaking, and the healthy one's usual failures are no vote (gpu-operator-15: the
+    # toolkit's pod `1/1 Running 0` beside the crash-looping driver). Alone, a healthy row
+    # still votes: a device plugin that advertises nothing runs ready all the same.
+    failing = any(m is not None and cid not in healthy for cid, m in named.items())
     for comp in COMPONENTS:
         m = re.search(comp.log, low, re.M) if comp.log else None
         if m is None:
-            m = re.search(comp.names, low)
-            if m is None:
+            m = named[comp.id]
+            if m is None or (failing and comp.id in healthy):
                 continue
             if trouble is None:
                 trouble = re.search(TROUBLE, low, re.M) is not None
@@ -742,6 +750,26 @@ def component_priors(text: str, ranked: list[CauseScore]) -> list[CauseScore]:
             if len(cs.matched) < 2:
                 cs.matched.append(f"text from {comp.id} ({m.group(0)!r}); {why}")
     return list(out.values())
+
+
+# the READY and STATUS columns of a `kubectl get pods` row, and its RESTARTS when it is 0
+_POD_ROW = re.compile(r"\s(\d+)/(\d+)\s+(running|completed)\s+(0\s|0$)?")
+
+
+def _only_healthy_rows(low: str, names: str) -> bool:
+    """True when the component is mentioned, and every mention is its pod's row in a pod table
+    showing the pod healthy: READY n/n Running never restarted, or Completed (a validator's
+    workload pods end so; seed §1)."""
+    found = False
+    for m in re.finditer(names, low):
+        found = True
+        end = low.find("\n", m.end())
+        row = _POD_ROW.search(low, m.end(), len(low) if end < 0 else end)
+        if row is None or row.group(4) is None:
+            return False
+        if row.group(3) == "running" and row.group(1) != row.group(2):
+            return False
+    return found
 
 
 FATAL_SCAN = 2000  # lines of a component's log searched for the failure it stopped on

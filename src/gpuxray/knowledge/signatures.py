@@ -1045,7 +1045,12 @@ SIGNATURES: tuple[Signature, ...] = (
                     "ERROR_LIBRARY_NOT_FOUND.", DP + "internal/plugin/factory.go"))),
     _s("smi-no-driver", "couldn't communicate with the nvidia driver",
        r"couldn't communicate with the nvidia driver",
-       {"nvml-init": 1.5, "nouveau": 0.5, "secure-boot": 0.5, "kernel-headers": 0.25},
+       # a host's driver that worked until a reboot most often lost its module to a kernel
+       # upgrade nothing rebuilt it for (DKMS absent or failed): the tickets that confirm a
+       # cause for this line name that first (GoogleCloudPlatform/compute-gpu-installation
+       # issue 25, and the unattended-upgrade ones)
+       {"nvml-init": 1.5, "kernel-upgraded": 0.6, "nouveau": 0.5, "secure-boot": 0.5,
+        "kernel-headers": 0.25},
        (SMI, LOG, VALIDATOR),
        examples=(_x("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
                     "driver. Make sure that the latest NVIDIA driver is installed and running.",

@@ -26,6 +26,7 @@ no other cause prints that line.
 from __future__ import annotations
 
 from gpuxray.knowledge.signature_types import (
+    CONFIG,
     DESCRIBE,
     EVENT,
     JOURNAL,
@@ -161,6 +162,21 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
        {"handler-missing": 3.5}, (LOG, JOURNAL), True,
        ('default_runtime set to "nvidia", but no runtime entry table '
         '[crio.runtime.runtimes.nvidia] was found', CRIO + "v1.30.0:pkg/config/config.go")),
+    # CRI-O runs the legacy nvidia hook only from a directory its ``hooks_dir`` lists (default
+    # /usr/share/containers/oci/hooks.d, pkg/config/config.go). The operator's toolkit
+    # DaemonSet mounts its crio-hooks volume from /run/containers/oci/hooks.d, OpenShift's
+    # path (assets/state-container-toolkit), and only later releases re-point it to the
+    # default for other clusters (controllers/object_controls.go, "Update CRI-O hooks path to
+    # use default path for non OCP cases"): a hooks_dir entry naming OpenShift's path on a
+    # vanilla CRI-O is the hook written where CRI-O did not look
+    _s("crio-hooks-dir-openshift-path", "run/containers/oci/hooks.d",
+       r"^[+\s]*(?:hooks_dir\s*=\s*\[\s*)?[\"']/run/containers/oci/hooks\.d/?[\"'],?\s*\]?\s*$",
+       {"runtime-config-not-read": 1.5, "handler-missing": 0.25}, (CONFIG, LOG), False,
+       # (NVIDIA/gpu-operator@v1.7.0:assets/state-container-toolkit/0400_container_toolkit.yml
+       # mounts crio-hooks from /run/containers/oci/hooks.d; @v23.9.0:controllers/
+       # object_controls.go re-points it; cri-o/cri-o pkg/config/config.go: HooksDir)
+       ('        "/run/containers/oci/hooks.d",',
+        "https://github.com/NVIDIA/gpu-operator/issues/172")),
     # the nvidia handler's runtime_path is not an executable (the toolkit not installed there)
     _s("crio-runtime-path-invalid", "invalid runtime_path for runtime|empty runtime path for",
        r"invalid runtime_path for runtime '[^']+'|empty runtime path for runtime handler \S+",
