@@ -110,6 +110,19 @@ def test_a_healthy_operand_beside_a_failing_one_gives_no_prior() -> None:
     assert any(s == "component:container-toolkit" for c in again.causes for s in c.signatures)
 
 
+def test_a_fabric_manager_log_that_stops_short_votes_its_failures() -> None:
+    """The Talos wrapper's own start lines (siderolabs/extensions@v1.13.9:nvidia-gpu/
+    nvidia-fabricmanager/nvidia-fabricmanager-wrapper/main.go) are Fabric Manager's log: with
+    no error among them, its usual failures still rank (GX405), never decided."""
+    log = ("2025/11/25 13:58:49 nvidia-fabricmanager-wrapper: using NVSwitch management port "
+           "GUID: 0xcc40f3030027f630\n"
+           "2025/11/25 13:58:49 nvidia-fabricmanager-wrapper: waiting for socket creation at "
+           "/var/run/nvidia-fabricmanager/fm_sm_ipc.socket\n")
+    r = triage([("fm", log)])
+    assert [c.cause.code for c in r.causes[:1]] == ["GX405"]
+    assert not r.decided
+
+
 def test_a_matched_line_outranks_every_prior() -> None:
     # NVIDIA/k8s-device-plugin@v0.20.0:cmd/nvidia-device-plugin/main.go
     log = ("I1129 10:02:10.000000 1 main.go:279] Starting OS watcher.\n"

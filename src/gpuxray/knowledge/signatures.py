@@ -2746,10 +2746,21 @@ COMPONENTS: tuple[Component, ...] = (
               "signal\", \"Configuring the following firmware search path in '%s': %s\", "
               "\"Unloading NVIDIA driver kernel modules...\", \"Unmounting NVIDIA driver "
               "rootfs...\"); " + OP + "assets/state-driver/0500_daemonset.yaml (volumes)"),
-    Component("fabric-manager", "",
-              r"nv-fabricmanager|nvidia-fabricmanager\.service|fabric manager|nvswitch", "",
+    # its own start lines: the driver container's, and the wrapper Talos runs it under (which
+    # starts NVLSM first on NVSwitch systems managed over InfiniBand, Blackwell HGX)
+    Component("fabric-manager",
+              r"starting nvidia fabric manager daemon|"
+              r"nvidia-fabricmanager-wrapper: (?:running command|using nvswitch management port|"
+              r"waiting for socket creation|infiniband: found nvswitch lpf)",
+              r"nv-fabricmanager|nvidia-fabricmanager\.service|fabric manager|nvswitch",
+              # (no ready line: the wrapper says "initialization completed" before the daemon
+              # it started can still exit, siderolabs/extensions issue 1073)
+              "",
               (("fm-missing", 0.45), ("fm-version", 0.4)),
-              DRV + "ubuntu22.04/nvidia-driver (\"Starting NVIDIA fabric manager daemon...\")"),
+              DRV + "ubuntu22.04/nvidia-driver (\"Starting NVIDIA fabric manager daemon...\"); "
+              "siderolabs/extensions@v1.13.9:nvidia-gpu/nvidia-fabricmanager/"
+              "nvidia-fabricmanager-wrapper/main.go (\"nvidia-fabricmanager-wrapper: waiting for "
+              "socket creation at\")"),
     Component("container-toolkit",
               r"installing nvidia container toolkit|installing toolkit|wrote updated config to|"
               r"using config version",
