@@ -20,6 +20,9 @@ OGKM = "NVIDIA/open-gpu-kernel-modules@595.45.04:"
 DCGMLIB = "NVIDIA/DCGM@v4.6.0:dcgmlib/src/dcgm_errors.c"
 KDM = "NVIDIA/k8s-driver-manager@v0.12.0:"
 CTK = "NVIDIA/nvidia-container-toolkit@v1.17.0:cmd/nvidia-ctk/system/create-dev-char-symlinks/"
+DCGM = "NVIDIA/dcgm-exporter@4.5.3-4.8.2:"
+DCGM318 = "NVIDIA/dcgm-exporter@3.1.8-3.1.5:"
+DCGM339 = "NVIDIA/dcgm-exporter@3.3.9-3.6.1:"
 
 # (line, where it is printed, code of the cause)
 FAILING = (
@@ -126,6 +129,33 @@ FAILING = (
     ("NVRM: BAR1 is 0M @ 0x0 (PCI:0000:03:00.0)", OGKM + "kernel-open/nvidia/nv-pci.c", "GX403"),
     ("NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x22:0x56:884)",
      OGKM + "src/nvidia/arch/nvalloc/unix/src/osinit.c", "GX403"),
+    # ---- dcgm-exporter 3.1-4.8 refusing its own configuration; the operator's DTK, RHCOS and
+    # NFD readings; the validator without nvidia-smi in the driver root
+    ('time="2023-03-02T08:15:00Z" level=error msg="Could not read metrics file '
+     "'/etc/dcgm-exporter/default-counters.csv': open /etc/dcgm-exporter/default-counters.csv: "
+     'permission denied\\n"', DCGM318 + "pkg/dcgmexporter/parser.go", "GX406"),
+    ("Could not read metrics file '/etc/dcgm-exporter/dcp-metrics-included.csv'; err: record on "
+     "line 12: wrong number of fields", DCGM + "internal/pkg/counters/counter_config.go",
+     "GX406"),
+    ('time="2023-03-02T08:15:00Z" level=fatal msg="Could not find DCGM field '
+     'DCGM_FI_PROF_NVLINK_TX_BYTES"', DCGM318 + "pkg/dcgmexporter/parser.go", "GX406"),
+    ("could not find DCGM field; err: unknown ExporterCounter field 'DCGM_FI_DEV_CLOCKS_EVENT'",
+     DCGM + "internal/pkg/counters/counter_config.go", "GX406"),
+    ('level=fatal msg="Could not retrieve ConfigMap \'monitoring:dcgm-metrics\': configmaps '
+     '\\"dcgm-metrics\\" not found"', DCGM339 + "pkg/dcgmexporter/parser.go", "GX406"),
+    ('level=fatal msg="Failed to Listen and Server HTTP server with err: `listen tcp: address '
+     '9400: missing port in address`"', DCGM318 + "pkg/dcgmexporter/server.go", "GX406"),
+    ('INFO ocpHasDriverToolkitImageStream: driver-toolkit imagestream not found '
+     '{"Name": "driver-toolkit", "Namespace": "openshift"}',
+     OP239 + "controllers/object_controls.go", "GX403"),
+    ('{"level":"info","msg":"node doesn\'t have the proper NFD RHCOS version label.",'
+     '"nodeName":"ocp-gpu-2","nfdLabel":"feature.node.kubernetes.io/system-os_release.'
+     'OSTREE_VERSION"}', OP239 + "controllers/state_manager.go", "GX401"),
+    ("  Message:  No NFD labels found", OP + "controllers/clusterpolicy_controller.go", "GX401"),
+    ("Error: error validating driver installation: error validating driver: failed to locate "
+     "nvidia-smi: error locating \"nvidia-smi\"", OP + "cmd/nvidia-validator/main.go", "GX403"),
+    ("ERROR: failed to get path items for subscription entitlements: subscription paths not "
+     "found for distribution almalinux9.4", OP + "controllers/object_controls.go", "GX412"),
 )
 
 # lines the same components print on a healthy start or while waiting their turn
@@ -153,6 +183,14 @@ HEALTHY = (
      "NVIDIA/k8s-driver-manager@v0.12.0:cmd/driver-manager/main.go"),
     ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  535.104.05  Release Build",
      OGKM + "kernel-open/nvidia/nv.c"),
+    # dcgm-exporter reading its file when no ConfigMap is named; the operator on a healthy
+    # ClusterPolicy
+    ('time="2024-03-01T14:31:05Z" level=info msg="Falling back to metric file '
+     '\'/etc/dcgm-exporter/default-counters.csv\'"', DCGM339 + "pkg/dcgmexporter/parser.go"),
+    ('level=INFO msg="Falling back to metric file '
+     '\'/etc/dcgm-exporter/dcp-metrics-included.csv\'"',
+     DCGM + "internal/pkg/counters/counter_config.go"),
+    ("    Reason:                Reconciled", OP239 + "internal/conditions/consts.go"),
 )
 
 

@@ -677,15 +677,20 @@ SIGNATURES: tuple[Signature, ...] = (
     # ("driver is not ready: %v" after the validator's wait loop gave up; "nvidia-fs driver is
     # not ready" and the other add-ons print no colon)
     _s("validator-driver-not-ready", "driver is not ready|driver libraries|"
-       "driver container status",
+       "driver container status|failed to locate nvidia-smi",
        r"\bdriver is not ready: |^\W*driver is not ready\W*$|failed to locate driver libraries|"
-       r"error checking driver container status",
+       r"error checking driver container status|failed to locate nvidia-smi: ",
        {"driver-failing": 1.5, "operand-init": 0.75}, (LOG, VALIDATOR),
        examples=(_x('level=error msg="driver is not ready: error checking driver container '
                     'status: exit status 1"', OP + "cmd/nvidia-validator/main.go"),
                  _x("error validating driver installation: failed to locate driver libraries: "
                     "error locating \"libnvidia-ml.so.1\"", OP + "internal/driver/root.go"),
-                 _x("driver is not ready", "NVIDIA/gpu-operator@v1.9.0:validator/main.go"))),
+                 _x("driver is not ready", "NVIDIA/gpu-operator@v1.9.0:validator/main.go"),
+                 # v24.9 on: the driver root holds no nvidia-smi (the driver pod has not
+                 # installed it there yet)
+                 _x('level=info msg="Error: error validating driver installation: error '
+                    'validating driver: failed to locate nvidia-smi: error locating '
+                    '\\"nvidia-smi\\""', "NVIDIA/gpu-operator@v24.9.0:validator/main.go"))),
     # the validator's toolkit stage runs nvidia-smi through the nvidia runtime: failing there
     # means the runtime the toolkit set up is not what containerd runs (seed §5)
     _s("validator-toolkit-not-ready", "toolkit is not ready|validating toolkit installation",
@@ -2105,12 +2110,15 @@ SIGNATURES: tuple[Signature, ...] = (
                     'OS major version v1: strconv.Atoi: parsing \\"v1\\": invalid syntax"}',
                     "NVIDIA/gpu-operator@v26.3.0:controllers/state_manager.go"),)),
     # the operator's driver state for a node OS it has no driver volumes/repos for
-    _s("operator-distribution-unsupported", "not supported",
+    _s("operator-distribution-unsupported", "not supported|not found for distribution",
        r"(?:repository|certificate) configuration not supported for distribution \S+|"
-       r"\bdistribution \S+ not supported",
+       r"\bdistribution \S+ not supported|subscription paths not found for distribution \S+",
        {"driver-os-mismatch": 2.5, "unsupported-stack": 1.5}, (LOG,),
        examples=(_x("distribution debian not supported", OP + "internal/state/driver_volumes.go"),
                  _x("repository configuration not supported for distribution sles15.5",
+                    OP + "controllers/object_controls.go"),
+                 _x("ERROR: failed to get path items for subscription entitlements: "
+                    "subscription paths not found for distribution rocky9.4",
                     OP + "controllers/object_controls.go"))),
     # a Tegra (Jetson) kernel in uname or a log header: the operator's operands and DCGM do
     # not run there (a hint, never deciding)

@@ -17,6 +17,7 @@ NVIDIA/mig-parted v0.15.0, NVIDIA/dcgm-exporter 4.5.3-4.8.2, NVIDIA/open-gpu-ker
 from __future__ import annotations
 
 from gpuxray.knowledge.signature_types import (
+    DESCRIBE,
     DMESG,
     EVENT,
     JOURNAL,
@@ -54,6 +55,9 @@ DP13 = "NVIDIA/k8s-device-plugin@v0.13.0:"
 DP14 = "NVIDIA/k8s-device-plugin@v0.14.0:"
 MIG = "NVIDIA/mig-parted@v0.15.0:"
 DCGM = "NVIDIA/dcgm-exporter@4.5.3-4.8.2:"
+DCGM318 = "NVIDIA/dcgm-exporter@3.1.8-3.1.5:"
+DCGM339 = "NVIDIA/dcgm-exporter@3.3.9-3.6.1:"
+OP19 = "NVIDIA/gpu-operator@v1.9.0:"
 OGKM = "NVIDIA/open-gpu-kernel-modules@595.45.04:"
 OGKM515 = "NVIDIA/open-gpu-kernel-modules@515.43.04:"
 INST = "NVIDIA/nvidia-installer@590.48.01:"
@@ -907,4 +911,99 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                     'invalid/disconnected"', DCGMLIB),
                  _x("Failed to watch metrics: Error watching fields: Host engine connection "
                     "invalid/disconnected", DCGMLIB))),
+    # ---- dcgm-exporter 3.1-4.8: its own configuration refused at start --------------------
+    # (each ends the exporter with a fatal/exit 1 before it serves; 3.1 wrote "'%s': %v", 3.3 on
+    # "'%s'; err: %v")
+    # the metrics CSV (the -f file, or the one the ConfigMap mounts) unreadable or malformed
+    _s("dcgm-exporter-metrics-file", "could not read metrics file|malformed csv record|"
+       "could not find prometheus metric type",
+       r"could not read metrics file '[^']*'(?::|; err:)|"
+       r"malformed csv record[,;] (?:err: )?failed to parse line \d+|"
+       r"could not find prometheus metric type '?\w",
+       {"dcgm-exporter-failing": 3.0}, (LOG,), True,
+       examples=(_x('time="2023-06-01T10:00:00Z" level=error msg="Could not read metrics file '
+                    "'/etc/dcgm-exporter/dcp-metrics-included.csv': open /etc/dcgm-exporter/"
+                    'dcp-metrics-included.csv: no such file or directory\\n"',
+                    DCGM318 + "pkg/dcgmexporter/parser.go"),
+                 _x('level=ERROR msg="Could not read metrics file '
+                    '\'/etc/dcgm-exporter/custom.csv\'; err: record on line 3: wrong number of '
+                    'fields"',
+                    DCGM + "internal/pkg/counters/counter_config.go"),
+                 _x("malformed CSV record; err: failed to parse line 3 "
+                    "(`[DCGM_FI_DEV_SM_CLOCK gauge]`), expected 3 fields",
+                    DCGM339 + "pkg/dcgmexporter/parser.go"),
+                 _x("could not find Prometheus metric type 'guage'",
+                    DCGM + "internal/pkg/counters/counter_config.go"))),
+    # the CSV names a field this exporter's DCGM does not know (a metrics list written for a
+    # newer exporter, or a typo)
+    _s("dcgm-exporter-field-unknown", "could not find dcgm field",
+       r"could not find dcgm field(?: dcgm_|; err: )",
+       {"dcgm-exporter-failing": 3.0}, (LOG,), True,
+       examples=(_x('time="2023-06-01T10:00:00Z" level=fatal msg="Could not find DCGM field '
+                    'DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL"', DCGM318 + "pkg/dcgmexporter/parser.go"),
+                 _x("could not find DCGM field; err: Unknown ExporterCounter field "
+                    "'DCGM_FI_PROF_PIPE_FP8_ACTIVE'", DCGM339 + "pkg/dcgmexporter/parser.go"),
+                 _x('level=ERROR msg="could not find DCGM field; err: unknown ExporterCounter '
+                    'field \'DCGM_FI_DEV_GPU_TEMPP\'"',
+                    DCGM + "internal/pkg/counters/counter_config.go"))),
+    # --configmap-data names a ConfigMap the exporter cannot read (absent, no RBAC to get it,
+    # no "metrics" key): it exits rather than fall back to its file
+    _s("dcgm-exporter-configmap", "retrieve configmap|malformed configmap",
+       r"could not retrieve configmap '[^']*'|malformed configmap '[^']*'[:;] no 'metrics' key|"
+       r"malformed configmap-data",
+       {"dcgm-exporter-failing": 3.0}, (LOG,), True,
+       examples=(_x('time="2023-06-01T10:00:00Z" level=fatal msg="Could not retrieve ConfigMap '
+                    "'gpu-operator:metrics-config': configmaps \\\"metrics-config\\\" not "
+                    'found"', DCGM318 + "pkg/dcgmexporter/parser.go"),
+                 _x('level=ERROR msg="could not retrieve ConfigMap '
+                    '\'gpu-operator:metrics-config\'; err: configmaps \\"metrics-config\\" is '
+                    'forbidden: User \\"system:serviceaccount:gpu-operator:nvidia-dcgm-exporter'
+                    '\\" cannot get resource '
+                    '\\"configmaps\\" in API group \\"\\" in the namespace \\"gpu-operator\\""',
+                    DCGM + "internal/pkg/counters/counter_config.go"),
+                 _x("malformed ConfigMap 'gpu-operator:metrics-config'; no 'metrics' key",
+                    DCGM + "internal/pkg/counters/counter_config.go"))),
+    # its listener cannot bind (the port taken on a host-network node, a malformed address)
+    _s("dcgm-exporter-http-listen", "failed to listen and server http server",
+       r"failed to listen and server http server",
+       {"dcgm-exporter-failing": 2.5}, (LOG,), True,
+       examples=(_x('time="2023-06-01T10:00:00Z" level=fatal msg="Failed to Listen and Server '
+                    'HTTP server with err: `listen tcp :9400: bind: address already in use`"',
+                    DCGM318 + "pkg/dcgmexporter/server.go"),
+                 _x('level=ERROR msg="Failed to Listen and Server HTTP server." err="listen tcp '
+                    ':9400: bind: address already in use"',
+                    DCGM + "internal/pkg/server/server.go"))),
+    # ---- gpu-operator v1.9-v26.7: OpenShift's Driver Toolkit and RHCOS labels ---------------
+    # no usable driver-toolkit imagestream: no DTK build for any RHCOS, so the driver falls back
+    # to entitlement builds that need kernel-devel (a hint: the operator carries on)
+    _s("operator-dtk-imagestream", "driver-toolkit imagestream",
+       r"ocphasdrivertoolkitimagestream: driver-toolkit imagestream (?:not found|is broken)|"
+       r"couldn't get the driver-toolkit imagestream",
+       {"kernel-headers": 1.25, "driver-failing": 0.5}, (LOG,),
+       examples=(_x('INFO ocpHasDriverToolkitImageStream: driver-toolkit imagestream not found '
+                    '{"Name": "driver-toolkit", "Namespace": "openshift"}',
+                    OP + "controllers/clusterinfo/clusterinfo.go"),
+                 _x("WARNING: ocpHasDriverToolkitImageStream: driver-toolkit imagestream is "
+                    "broken, see RHBZ#2015024", OP19 + "controllers/object_controls.go"))),
+    # a GPU node on OpenShift without NFD's OSTREE_VERSION label: the operator cannot tell its
+    # RHCOS, so no per-RHCOS driver DaemonSet selects it
+    _s("operator-rhcos-label-missing", "proper nfd rhcos version label",
+       r"node doesn't have the proper nfd rhcos version label",
+       {"nodes-unlabelled": 2.5, "driver-failing": 0.5}, (LOG,),
+       examples=(_x("WARNING: node doesn't have the proper NFD RHCOS version label.",
+                    OP19 + "controllers/state_manager.go"),
+                 _x("INFO node doesn't have the proper NFD RHCOS version label. "
+                    '{"nodeName": "worker-gpu-0", "nfdLabel": '
+                    '"feature.node.kubernetes.io/system-os_release.OSTREE_VERSION"}',
+                    OP + "controllers/state_manager.go"))),
+    # the ClusterPolicy's condition (describe/yaml) when no node carries NFD's labels or none
+    # is a GPU node: the operator reports Ready and deploys nothing
+    _s("operator-condition-no-nodes", "no nfd labels found|nfdlabelsmissing|nogpunodes",
+       r"\bno nfd labels found\b|\breason:\s*['\"]?(?:nfdlabelsmissing|nogpunodes)\b",
+       {"nodes-unlabelled": 3.0}, (STATUS, DESCRIBE, LOG), True,
+       examples=(_x("    Message:               No NFD labels found",
+                    OP + "controllers/clusterpolicy_controller.go"),
+                 _x("    Reason:                NFDLabelsMissing",
+                    OP239 + "internal/conditions/consts.go"),
+                 _x("    reason: NoGPUNodes", OP239 + "internal/conditions/consts.go"))),
 )
