@@ -595,28 +595,38 @@ class DraDevice:
                 "pods": list(self.pods)}
 
 
-def dra_devices(snap: Snapshot, node: Node, driver: str) -> list[DraDevice]:
-    """The devices ``capacity`` lists for one node and driver. Attributes are read as
-    :func:`attribute` reads them (the plain identifier first, then qualified by the driver),
-    looked up directly: a fleet has thousands of devices, six attributes each."""
+#: the attributes ``capacity`` shows of a device, in DraDevice's order
+_LISTED_ATTRIBUTES = ("type", "productName", "profile", "uuid", "parentUUID")
+
+
+@functools.lru_cache(maxsize=64)
+def _attribute_keys(driver: str) -> tuple[tuple[str, str], ...]:
+    """Each listed attribute's plain identifier and its name qualified by the driver, the two
+    ways :func:`attribute` looks it up, spelled once per driver rather than per device."""
+    return tuple((ident, f"{driver}/{ident}") for ident in _LISTED_ATTRIBUTES)
+
+
+def node_dra_devices(snap: Snapshot, node: Node) -> dict[str, list[DraDevice]]:
+    """Every device ``capacity`` lists for one node, by driver, in one walk of the node's
+    devices: a fleet has thousands of devices, six attributes each, looked up directly (the
+    plain identifier first, then qualified by the driver, as :func:`attribute` reads them)."""
     v = view(snap)
-    out = []
+    out: dict[str, list[DraDevice]] = {}
+    allocated = v.allocated
     for pd in v.node_devices(node):
-        if pd.driver != driver:
-            continue
+        driver = pd.driver
         dev = pd.device
         attrs, caps = dev.attributes, dev.capacity
-
-        def text(ident: str, drv: str = driver, attrs: Any = attrs) -> str:
+        texts = []
+        for ident, qualified in _attribute_keys(driver):
             a = attrs.get(ident)
             if a is None:
-                a = attrs.get(f"{drv}/{ident}")
-            return "" if a is None else str(a)
-
+                a = attrs.get(qualified)
+            texts.append("" if a is None else a.string if a.string is not None else str(a))
         mem = caps.get("memory")
         if mem is None:
             mem = caps.get(f"{driver}/memory")
-        holders = v.allocated.get(pd.id)
+        holders = allocated.get(pd.id)
         if holders:
             claims = tuple(sorted(f"{c.metadata.namespace or 'default'}/{c.metadata.name}"
                                   for c in holders))
@@ -625,16 +635,10 @@ def dra_devices(snap: Snapshot, node: Node, driver: str) -> list[DraDevice]:
                                  if r.resource in ("pods", "")}))
         else:
             claims = pods = ()
-        out.append(DraDevice(
-            dev.name, pd.pool, pd.slice, text("type"), text("productName"),
-            "" if mem is None else str(mem.value), text("profile"), text("uuid"),
-            text("parentUUID"),
-            tuple(str(t) for t in dev.taints if t.effect in BLOCKING_TAINT_EFFECTS),
-            claims, pods))
+        taints = tuple(str(t) for t in dev.taints if t.effect in BLOCKING_TAINT_EFFECTS) \
+            if dev.taints else ()
+        out.setdefault(driver, []).append(DraDevice(
+            dev.name, pd.pool, pd.slice, texts[0], texts[1],
+            "" if mem is None else str(mem.value), texts[2], texts[3], texts[4],
+            taints, claims, pods))
     return out
-
-
-def dra_drivers_on(snap: Snapshot, node: Node) -> list[str]:
-    if not snap.resourceslices:
-        return []
-    return sorted({pd.driver for pd in view(snap).node_devices(node)})

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from gpuxray.engines.capacity import GpuRow, Holder, node_schedulable
-from gpuxray.engines.dra import DraDevice, dra_devices, dra_drivers_on
+from gpuxray.engines.dra import DraDevice, node_dra_devices
 from gpuxray.engines.podscan import bound_walk
 from gpuxray.engines.usage import RowUsage, per_gpu, usage_of
 from gpuxray.model.k8s import Node, PodCore
@@ -40,8 +40,9 @@ def dra_rows(snap: Snapshot, nodes: Iterable[Node] | None = None) -> list[DraRow
     rows = []
     for node in snap.nodes if nodes is None else nodes:
         here: dict[tuple[str, str], PodCore] | None = None
-        for driver in dra_drivers_on(snap, node):
-            devs = dra_devices(snap, node, driver)
+        by_driver = node_dra_devices(snap, node)
+        for driver in sorted(by_driver):
+            devs = by_driver[driver]
             per_pod: dict[str, int] = {}
             for d in devs:
                 for p in d.pods:
