@@ -156,6 +156,8 @@ FAILING = (
      "nvidia-smi: error locating \"nvidia-smi\"", OP + "cmd/nvidia-validator/main.go", "GX403"),
     ("ERROR: failed to get path items for subscription entitlements: subscription paths not "
      "found for distribution almalinux9.4", OP + "controllers/object_controls.go", "GX412"),
+    ("WARNING: RHCOS '414.92.202402201520-0' imagetag missing",
+     DRV + "vgpu-manager/rhel8/ocp_dtk_entrypoint", "GX403"),
 )
 
 # lines the same components print on a healthy start or while waiting their turn

@@ -163,9 +163,11 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
     # OpenShift: the Driver Toolkit image for this RHCOS is missing, or carries another kernel
     # than the node runs: the build falls back to entitlement-based package installs, which
     # need kernel-devel for the running kernel (and fail where there are no entitlements)
-    _s("dtk-fallback", "entitlement-based fallback|-n openshift' missing",
-       r"(?:broken driver toolkit detected|rhcos '[^']*' imagetag missing), using "
-       r"entitlement-based fallback|'istag/driver-toolkit:\S+ -n openshift' missing",
+    # (the vGPU manager's entrypoint prints the first two without a fallback and exits)
+    _s("dtk-fallback", "entitlement-based fallback|-n openshift' missing|broken driver toolkit "
+       "detected|imagetag missing",
+       r"(?:broken driver toolkit detected|rhcos '[^']*' imagetag missing)(?:, using "
+       r"entitlement-based fallback|\W*$)|'istag/driver-toolkit:\S+ -n openshift' missing",
        {"kernel-headers": 2.0, "kernel-upgraded": 0.5}, (LOG,),
        examples=(_x("WARNING: broken driver toolkit detected, using entitlement-based fallback",
                     DRV + "rhel9/ocp_dtk_entrypoint"),
@@ -173,7 +175,11 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                     "entitlement-based fallback", DRV + "rhel9/ocp_dtk_entrypoint"),
                  _x("WARNING: 'istag/driver-toolkit:418.94.202501221327-0 -n openshift' missing, "
                     "nothing to do in openshift-driver-toolkit-ctr container",
-                    DRV + "rhel9/ocp_dtk_entrypoint"))),
+                    DRV + "rhel9/ocp_dtk_entrypoint"),
+                 _x("WARNING: RHCOS '416.94.202407081958-0' imagetag missing",
+                    DRV + "vgpu-manager/rhel8/ocp_dtk_entrypoint"),
+                 _x("WARNING: broken driver toolkit detected",
+                    DRV + "vgpu-manager/rhel10/ocp_dtk_entrypoint"))),
     _s("dtk-no-driver-built", "no nvidia driver generated|failed to find nvidia driver source",
        r"fatal: no nvidia driver generated|failed to find nvidia driver source, exiting",
        {"driver-failing": 2.5, "kernel-headers": 1.0}, (LOG,), True,
