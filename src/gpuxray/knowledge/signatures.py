@@ -45,6 +45,7 @@ from gpuxray.knowledge.signature_types import (
     Signature,
 )
 from gpuxray.knowledge.signatures_config import CONFIG_CAUSES, CONFIG_SIGNATURES
+from gpuxray.knowledge.signatures_devices import DEVICES_SIGNATURES
 from gpuxray.knowledge.signatures_runtime import RUNTIME_SIGNATURES
 from gpuxray.knowledge.signatures_stack import STACK_SIGNATURES
 from gpuxray.knowledge.signatures_workload import WORKLOAD_SIGNATURES
@@ -512,10 +513,12 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("I1129 10:02:10.000000 1 main.go:416] No devices found. Waiting "
                     "indefinitely.", DP + "cmd/nvidia-device-plugin/main.go"),)),
     _s("plugin-no-nvml", "incompatible strategy|incompatible platform|did you configure|"
-       "did you set the docker default runtime|invalid device discovery strategy",
+       "did you set the docker default runtime|invalid device discovery strategy|"
+       "platform detection failed",
        r"incompatible (?:strategy|platform) detected|if this is a gpu node, did you (?:configure "
        r"the nvidia container toolkit|set the docker default runtime)|"
-       r"invalid device discovery strategy",
+       r"invalid device discovery strategy|"
+       r"unable to create plugin manager: platform detection failed",
        {"runtime-not-default": 3.0, "not-advertised": 1.5, "injection-failed": 0.5}, (LOG,), True,
        examples=(_x("E1129 10:02:10.000000 1 factory.go:118] Incompatible strategy detected "
                     "auto", DP + "internal/plugin/factory.go"),
@@ -527,7 +530,12 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("E1129 10:02:10.000000 1 factory.go:119] If this is a GPU node, did you "
                     "configure the NVIDIA Container Toolkit?", DP + "internal/plugin/factory.go"),
                  _x("2020/03/01 10:02:10 If this is a GPU node, did you set the docker default "
-                    "runtime to `nvidia`?", "NVIDIA/k8s-device-plugin@v0.9.0:main.go"))),
+                    "runtime to `nvidia`?", "NVIDIA/k8s-device-plugin@v0.9.0:main.go"),
+                 # v0.13-v0.14 end the same refusal with the plugin manager's error
+                 _x("E0312 10:02:10.000000 1 main.go:123] error starting plugins: error "
+                    "creating plugin manager: unable to create plugin manager: platform "
+                    "detection failed",
+                    "NVIDIA/k8s-device-plugin@v0.14.5:internal/plugin/manager/factory.go"))),
     # The plugin's container found no NVML: the driver libraries were not injected into it
     # (no nvidia runtime for it, or its CDI/volume-mount strategy without the privileges it needs).
     _s("plugin-nvml-not-found", "error_library_not_found|nvml not detected",
@@ -737,16 +745,27 @@ SIGNATURES: tuple[Signature, ...] = (
                     DP + "cmd/nvidia-device-plugin/main.go"),
                  _x("unable to load config: unable to finalize config: number of replicas "
                     "must be >= 2", DP + "cmd/gpu-feature-discovery/main.go"))),
-    _s("config-manager-switch", "does not exist|error creating symlink|all fallbacks failed",
+    _s("config-manager-switch", "does not exist|error creating symlink|all fallbacks failed|"
+       "configuration files|unknown fallback strategy",
        r"specified config \S+ does not exist|error creating symlink:(?!.*: file exists)|"
-       r"no config was set, no default was provided, and all fallbacks failed",
+       r"no config was set, no default was provided, and all fallbacks failed|"
+       r"error getting list of configuration files: |\bno configuration files available\b|"
+       r"unknown fallback strategy: ",
        {"plugin-config-invalid": 3.5}, (LOG,), True,
        examples=(_x("E1129 11:31:01.000000 1 main.go:138] Error: specified config a100-ts8 "
                     "does not exist", DP + "cmd/config-manager/main.go"),
                  _x("Error: error creating symlink: symlink /available-configs/x /config/config."
                     "yaml: permission denied", DP + "cmd/config-manager/main.go"),
                  _x("Error: no config was set, no default was provided, and all fallbacks "
-                    "failed", DP + "cmd/config-manager/main.go"))),
+                    "failed", DP + "cmd/config-manager/main.go"),
+                 # the ConfigMap mounted at the sources directory is empty or not mounted
+                 _x("E0312 10:02:10.000000 1 main.go:208] error getting list of configuration "
+                    "files: open /available-configs: no such file or directory",
+                    "NVIDIA/k8s-device-plugin@v0.17.0:cmd/config-manager/main.go"),
+                 _x("2022/06/01 10:00:00 Error: no configuration files available",
+                    DP12 + "cmd/config-manager/main.go"),
+                 _x("E0312 10:02:10.000000 1 main.go:208] unknown fallback strategy: first",
+                    "NVIDIA/k8s-device-plugin@v0.17.0:cmd/config-manager/main.go"))),
     # config-manager's switch stats the current link (following it) before replacing it: when
     # the ConfigMap was edited under the running plugin and the config the link names is gone,
     # the stale link is never removed and the new one cannot be made
@@ -2568,6 +2587,7 @@ SIGNATURES = SIGNATURES + WORKLOAD_SIGNATURES
 CAUSES = CAUSES + CONFIG_CAUSES
 CAUSE_BY_ID.update({c.id: c for c in CONFIG_CAUSES})
 SIGNATURES = SIGNATURES + CONFIG_SIGNATURES
+SIGNATURES = SIGNATURES + DEVICES_SIGNATURES
 DISTINGUISH[frozenset({"dra-exhausted", "dra-selector"})] = (
     "`gpuxray why <pod>` over a bundle with `cluster/resourceslices.json` and "
     "`cluster/resourceclaims.json`: which request matches no device (GX212) or only taken ones "
@@ -2682,6 +2702,16 @@ CAUSE_CHAIN: tuple[CauseLink, ...] = (
               OP + "controllers/object_controls.go (the operator does not watch the ConfigMap)"),
     CauseLink("dra-driver-down", ("dra-no-slices", "dra-prepare"),
               "NVIDIA/k8s-dra-driver-gpu@v25.8.1:cmd/gpu-kubelet-plugin/driver.go"),
+    # the node's IMEX daemon not ready, or a device the health loop marked, is why the kubelet
+    # plugin's Prepare of the claim failed: the wrapper line names the plugin, the inner error
+    # the cause
+    CauseLink("dra-imex-down", ("dra-prepare",),
+              "NVIDIA/k8s-dra-driver-gpu@v25.12.0:cmd/compute-domain-kubelet-plugin/"
+              "device_state.go (Prepare asserts the ComputeDomain ready on this node)",
+              strict=True),
+    CauseLink("unhealthy", ("dra-prepare",),
+              "NVIDIA/k8s-dra-driver-gpu@v25.12.0:cmd/gpu-kubelet-plugin/device_state.go "
+              "(Prepare refuses a device the health loop marked unhealthy)", strict=True),
     CauseLink("unsupported-stack", ("injection-failed", "runtime-not-default", "dcgm-connect",
                                     "nvml-init", "not-advertised"),
               CTK + "internal/info/auto.go (CSV mode: a Tegra-based system); a plugin the "

@@ -125,13 +125,18 @@ CONFIG_SIGNATURES: tuple[Signature, ...] = (
         GFD + "v0.8.2:internal/lm/mig-strategy.go")),
     # single over a GPU in MIG mode with no MIG devices: the layout was never applied (GX407);
     # mixed would only have warned, so the strategy is the smaller half
-    _s("gfd-mig-single-empty", "at least one mig device is enabled but empty",
+    # (GFD up to v0.4 stopped on it instead: "No MIG devices present on node")
+    _s("gfd-mig-single-empty", "at least one mig device is enabled but empty|"
+       "no mig devices present on node",
        r"invalid configuration detected for mig-strategy=single: at least one mig device is "
-       r"enabled but empty",
+       r"enabled but empty|labels from mig strategy: no mig devices present on node",
        {"mig-failed": 2.5, "mig-strategy": 1.0}, (LOG,), False,
        ("W0312 10:02:10.000000 1 mig-strategy.go:245] Invalid configuration detected for "
         "mig-strategy=single: at least one MIG device is enabled but empty",
-        DP + "v0.17.0:internal/lm/mig-strategy.go")),
+        DP + "v0.17.0:internal/lm/mig-strategy.go"),
+       ("gpu-feature-discovery: 2021/03/01 10:02:10 Unexpected error: Error generating NVML "
+        "labels: Error generating labels from MIG strategy: No MIG devices present on node",
+        GFD + "v0.4.1:mig-strategy.go")),
     # ---- the operator's CRDs behind the chart (GX420) ---------------------------------------
     # helm validates the rendered ClusterPolicy against the cluster's OpenAPI schema, which the
     # old CRD publishes (kube-openapi pkg/util/proto/validation: "ValidationError(%s): %v",

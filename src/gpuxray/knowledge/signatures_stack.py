@@ -511,10 +511,11 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                     DP13 + "cmd/nvidia-device-plugin/plugin-manager.go"))),
     # MPS sharing asked for with what it cannot run with
     _s("plugin-mps-invalid", "not supported with mps|requires --mps-root|mps sharing is not "
-       "supported|maximum allowed replicas exceeded|invalid mps configuration",
+       "supported|maximum allowed replicas exceeded|invalid mps configuration|"
+       "sharing using mps is not supported",
        r"using --mig-strategy=mixed is not supported with mps|using mps requires --mps-root|"
        r"mps sharing is not supported for mig devices|maximum allowed replicas exceeded: \d+ > "
-       r"\d+|invalid mps configuration: ",
+       r"\d+|invalid mps configuration: |sharing using mps is not supported for mig devices",
        {"plugin-config-invalid": 3.0}, (LOG,), True,
        examples=(_x("unable to validate flags: using --mig-strategy=mixed is not supported with "
                     "MPS", DP + "cmd/nvidia-device-plugin/main.go"),
@@ -523,7 +524,12 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                  _x("MPS sharing is not supported for MIG devices; skipping daemon creation",
                     DP + "cmd/mps-control-daemon/mps/manager.go"),
                  _x("invalid MPS configuration: invalid device: maximum allowed replicas "
-                    "exceeded: 64 > 48", DP + "cmd/mps-control-daemon/mps/device.go"))),
+                    "exceeded: 64 > 48", DP + "cmd/mps-control-daemon/mps/device.go"),
+                 # the plugin's own check (v0.15 on): MPS asked for over a MIG-mode GPU
+                 _x("E0312 10:02:10.000000 1 main.go:173] error starting plugins: error getting "
+                    "plugins: unable to create plugins: failed to create plugin: sharing using "
+                    "MPS is not supported for MIG devices",
+                    "NVIDIA/k8s-device-plugin@v0.17.0:internal/plugin/mps.go"))),
     # CDI device lists, or mixed MIG, where the plugin found no NVML (a Tegra system, or NVML
     # not injected into the plugin's container)
     _s("plugin-needs-nvml", "only supported on nvml-based systems|is only supported with nvml",
