@@ -158,6 +158,8 @@ FAILING = (
      "found for distribution almalinux9.4", OP + "controllers/object_controls.go", "GX412"),
     ("WARNING: RHCOS '414.92.202402201520-0' imagetag missing",
      DRV + "vgpu-manager/rhel8/ocp_dtk_entrypoint", "GX403"),
+    ("NVIDIA GPU driver is already pre-installed on the node, disabling the containerized "
+     "driver on the node", "NVIDIA/k8s-driver-manager@v0.7.0:driver-manager", "GX418"),
 )
 
 # lines the same components print on a healthy start or while waiting their turn

@@ -985,6 +985,22 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                  _x('level=ERROR msg="Failed to Listen and Server HTTP server." err="listen tcp '
                     ':9400: bind: address already in use"',
                     DCGM + "internal/pkg/server/server.go"))),
+    # ---- k8s-driver-manager v0.6-v0.12: a host driver under the driver DaemonSet -------------
+    # the init container finds NVIDIA's modules already loaded from the host, labels the node
+    # gpu.deploy.driver=pre-installed and exits: the driver pod leaves that node, which runs on
+    # the host's driver (a hint only: that may be what was meant)
+    _s("driver-manager-host-driver", "already pre-installed on the node|driver is pre-installed "
+       "on host",
+       r"nvidia gpu driver is already pre-installed on the node, disabling the containerized "
+       r"driver|\bdriver is pre-installed on host\b",
+       {"driver-in-use": 1.0}, (LOG,),
+       examples=(_x("NVIDIA GPU driver is already pre-installed on the node, disabling the "
+                    "containerized driver on the node",
+                    "NVIDIA/k8s-driver-manager@v0.6.10:driver-manager"),
+                 _x('level=info msg="NVIDIA GPU driver is already pre-installed on the node, '
+                    'disabling the containerized driver"', KDM + "cmd/driver-manager/main.go"),
+                 _x('level=fatal msg="driver is pre-installed on host"',
+                    KDM + "cmd/driver-manager/main.go"))),
     # ---- gpu-operator v1.9-v26.7: OpenShift's Driver Toolkit and RHCOS labels ---------------
     # no usable driver-toolkit imagestream: no DTK build for any RHCOS, so the driver falls back
     # to entitlement builds that need kernel-devel (a hint: the operator carries on)
