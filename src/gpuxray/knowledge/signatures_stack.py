@@ -8,9 +8,10 @@ kernel module's ``NVRM:`` lines, nvidia-installer's ``ui_error`` texts) and chec
 against the catalog; only the ones that name a cause and were not matched yet are here. Each is
 keyed on the fixed words of the format string (format verbs as wildcards, one alternative per
 wording a release changed), votes for the cause the surrounding code means, and is deciding only
-where no other cause prints it. Components and tags: NVIDIA/gpu-operator v23.9.0–v26.7.0,
+where no other cause prints it. Components and tags: NVIDIA/gpu-operator v1.9.0–v26.7.0,
 NVIDIA/gpu-driver-container (06a208ca), NVIDIA/k8s-device-plugin v0.13.0–v0.20.0,
-NVIDIA/mig-parted v0.15.0, NVIDIA/dcgm-exporter 4.5.3-4.8.2, NVIDIA/open-gpu-kernel-modules
+NVIDIA/k8s-driver-manager v0.6.10–v0.12.0, NVIDIA/mig-parted v0.15.0,
+NVIDIA/dcgm-exporter 3.1.8-3.1.5–4.5.3-4.8.2, NVIDIA/open-gpu-kernel-modules
 515.43.04–595.45.04, NVIDIA/nvidia-installer 590.48.01 (seed §1, §3, §4).
 """
 
