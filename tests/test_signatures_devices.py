@@ -16,6 +16,7 @@ _BY_ID = {s.id: s for s in SIGNATURES}
 # signature id -> the code each of its example lines must rank first
 FAMILY = {
     "mig-manager-state-label": "GX407",
+    "mig-parted-hooks": "GX407",
     "dra-device-unhealthy": "GX203",
     "dra-feature-gates": "GX415",
     "dra-computedomain-node": "GX415",

@@ -12,7 +12,8 @@ their own modules). Components and tags:
 * NVIDIA/mig-parted v0.5.5 (``deployments/gpu-operator/reconfigure-mig.sh``), v0.15.0 (the
   shell script under ``deployments/container`` and its Go port,
   ``pkg/mig/reconfigure/reconfigure.go``): the manager's own writes of the
-  ``nvidia.com/mig.config.state`` label failing;
+  ``nvidia.com/mig.config.state`` label failing, and mig-parted's apply hooks
+  (``cmd/nvidia-mig-parted/apply``);
 * NVIDIA/k8s-dra-driver-gpu v25.12.0 and v0.4.0 (the two latest tags): the GPU kubelet
   plugin's health loop removing or tainting a device in its ResourceSlice, the feature-gate
   check every binary runs at start, and the ComputeDomain kubelet plugin and daemon waiting on
@@ -65,6 +66,20 @@ DEVICES_SIGNATURES: tuple[Signature, ...] = (
         'nodes \\"gpu-1\\" is forbidden: User \\"system:serviceaccount:gpu-operator:'
         'nvidia-mig-manager\\" cannot patch resource \\"nodes\\" in API group \\"\\" at '
         'the cluster scope"', MIG_GO)),
+    # mig-parted's apply runs the hooks file's steps around the change (the host services
+    # stopped before a mode change and restarted after) and checks for a mode change left
+    # pending: a failing hook or that query stops the apply, and the manager reports failed
+    _s("mig-parted-hooks", "hook: |pending mig mode change",
+       r"error running (?:apply-start|apply-exit|pre-apply-mode|pre-apply-config) hook: |"
+       r"error checking pending mig mode change: ",
+       {"mig-failed": 3.0}, (LOG,), True,
+       ('time="2026-08-20T10:00:00Z" level=fatal msg="Error applying MIG configuration with '
+        'hooks: error running pre-apply-mode hook: exit status 1"',
+        "NVIDIA/mig-parted@v0.15.0:cmd/nvidia-mig-parted/apply/apply.go"),
+       ('time="2023-10-20T10:00:00Z" level=error msg="Error running apply-exit hook: exit '
+        'status 1"', "NVIDIA/mig-parted@v0.5.5:cmd/nvidia-mig-parted/apply/apply.go"),
+       ("error checking pending MIG mode change: Insufficient Permissions",
+        "NVIDIA/mig-parted@v0.15.0:cmd/nvidia-mig-parted/apply/mode.go")),
     # ---- DRA driver: the GPU kubelet plugin's health loop -------------------------------------
     # an Xid or a lost GPU makes the plugin republish its ResourceSlice without the device
     # (v25.x) or with a taint on it (v0.4): the scheduler then finds no device for the claim,
