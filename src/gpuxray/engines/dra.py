@@ -124,10 +124,21 @@ class DraView:
     classes: dict[str, DeviceClass]
     claims: dict[tuple[str, str], ResourceClaim]
 
+    # drivers publishing node-local devices, per node: asked of every node by capacity
+    # (which nodes serve GPUs through DRA), without walking each node's devices again
+    local_drivers: dict[str, frozenset[str]] = field(default_factory=dict)
+
     def node_devices(self, node: Node) -> list[PoolDevice]:
         out = list(self.by_node.get(node.metadata.name, ()))
         out.extend(d for s, d in self.shared if slice_serves(s, node))
         return out
+
+    def node_drivers(self, node: Node) -> frozenset[str]:
+        """The drivers of :meth:`node_devices`."""
+        local = self.local_drivers.get(node.metadata.name, frozenset())
+        if not self.shared:
+            return local
+        return local | {d.driver for s, d in self.shared if slice_serves(s, node)}
 
 
 def view(snap: Snapshot) -> DraView:
@@ -172,7 +183,8 @@ def _view(snap: Snapshot) -> DraView:
                    frozenset(p.driver for p in pools.values()),
                    {c.metadata.name: c for c in snap.deviceclasses},
                    {(c.metadata.namespace or "default", c.metadata.name): c
-                    for c in snap.resourceclaims})
+                    for c in snap.resourceclaims},
+                   {n: frozenset(pd.driver for pd in devs) for n, devs in by_node.items()})
 
 
 # ----- devices as CEL sees them ------------------------------------------------------------
@@ -558,8 +570,7 @@ def gpu_drivers_on(snap: Snapshot, node: Node) -> list[str]:
     """GPU DRA drivers publishing devices for ``node``."""
     if not snap.resourceslices:
         return []
-    return sorted({pd.driver for pd in view(snap).node_devices(node)
-                   if pd.driver in GPU_DRIVERS})
+    return sorted(d for d in view(snap).node_drivers(node) if d in GPU_DRIVERS)
 
 
 def serves_gpus_through_dra(snap: Snapshot, node: Node) -> bool:

@@ -341,6 +341,7 @@ def pod_usage(snap: Snapshot) -> tuple[PodUsage, ...]:
     policy = usage.policy if usage is not None else IdlePolicy()
     out: list[PodUsage] = []
     shared: dict[tuple[str, tuple[str, ...]], bool] = {}  # per node × resource names: few
+    no_metrics: str | None = None
     for pod, req in accounting(snap).gpu_pods:
         node = pod.spec.node_name
         ns = pod.metadata.namespace or "default"
@@ -354,9 +355,10 @@ def pod_usage(snap: Snapshot) -> tuple[PodUsage, ...]:
                                 policy=policy))
             continue
         if usage is None:
-            st = snap.state(Input.METRICS)
-            out.append(PodUsage(ns, name, node, req, "no-metrics",
-                                f"{st.source} {st.reason}".strip(), policy=policy))
+            if no_metrics is None:  # the same for every pod: spelled once
+                st = snap.state(Input.METRICS)
+                no_metrics = f"{st.source} {st.reason}".strip()
+            out.append(PodUsage(ns, name, node, req, "no-metrics", no_metrics, policy=policy))
             continue
         if node in usage.node_errors or node not in usage.node_sources:
             why = usage.node_errors.get(node) or f"no metrics for {node} in {usage.source}"
