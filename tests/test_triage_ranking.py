@@ -6,6 +6,8 @@ nothing. Lines are built here in the shapes the cited upstream code prints."""
 
 from __future__ import annotations
 
+import pytest
+
 from gpuxray.diagnose.triage import triage
 from gpuxray.knowledge.signatures import CAUSE_BY_ID, CAUSE_CHAIN, COMPONENTS, lead_code
 
@@ -452,3 +454,26 @@ def test_a_plugin_error_line_no_signature_knows_votes_not_advertised() -> None:
            "E1129 10:02:11.000000 1 main.go:180] error starting plugins: frobnicated\n")
     codes = _codes(log)
     assert codes[:1] == ["GX202"], codes
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    # kube-openapi's unknown field in a stale ClusterPolicy CRD's schema, the path retyped by
+    # hand (misspelt, no space after the colon): keyed on the schema's com.nvidia.v1 name
+    ('error validating data :[ValidationError(ClusterOolicy.spec.gfd):unknown field "enable" '
+     'in com.nvidia.v1.ClusterPlicy.spec.gfd]', "GX420"),
+    # the device plugin's DaemonSet refused by an admission policy: the plugin never runs
+    ('daemonsets.apps "nvidia-device-plugin-daemonset" is forbidden: ValidatingAdmissionPolicy '
+     "'protect-system' with binding 'protect-system-binding' denied request: not allowed",
+     "GX202"),
+    # the driver container on an Amazon Linux 2 kernel: no driver image was ever built for it
+    ("Starting installation of NVIDIA driver version 535.104.05 for Linux kernel version "
+     "5.10.205-195.807.amzn2.x86_64\nCould not resolve Linux kernel version", "GX412"),
+])
+def test_lines_that_name_their_cause_rank_it_first(text: str, code: str) -> None:
+    assert _codes(text)[:1] == [code]
+
+
+def test_amazon_linux_2023_kernels_are_not_amazon_linux_2() -> None:
+    text = ("Starting installation of NVIDIA driver version 535.104.05 for Linux kernel "
+            "version 6.1.61-85.141.amzn2023.x86_64\nCould not resolve Linux kernel version")
+    assert "GX412" not in _codes(text)[:1]

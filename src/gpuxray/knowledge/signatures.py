@@ -1385,6 +1385,36 @@ SIGNATURES: tuple[Signature, ...] = (
                     DRV + "ubuntu22.04/nvidia-driver"),
                  _x("Unable to resolve RHEL version from kernel version",
                     DRV + "rhel9/nvidia-driver"))),
+    # ---- the API server refusing the device plugin's DaemonSet --------------------------------
+    # creating or updating it is forbidden (RBAC, Pod Security admission, an admission policy
+    # such as a managed cluster's protected system namespaces): the plugin never runs, so no
+    # node registers nvidia.com/gpu (apimachinery's Forbidden: `%s "%s" is forbidden: %v`;
+    # the ValidatingAdmissionPolicy dispatcher's "... with binding '%s' denied request: %s")
+    _s("plugin-daemonset-forbidden", "is forbidden",
+       r'daemonsets(?:\.apps)? \\?"[\w.-]*device-plugin[\w.-]*\\?" is forbidden: ',
+       {"not-advertised": 2.5}, (LOG, EVENT, STATUS, DESCRIBE), True,
+       examples=(_x('Error from server (Forbidden): error when creating "/tmp/dp.yaml": '
+                    'daemonsets.apps "nvidia-device-plugin-daemonset" is forbidden: '
+                    "ValidatingAdmissionPolicy 'aks-managed-protect-system-namespaces' with "
+                    "binding 'aks-managed-protect-system-namespaces-binding' denied request: "
+                    "Modification of resources in managed system namespaces is not allowed",
+                    GH + "GoogleCloudPlatform/PerfKitBenchmarker/pull/6795"),
+                 _x('Error from server (Forbidden): daemonsets.apps '
+                    '"nvidia-device-plugin-daemonset" is forbidden: User "dev" cannot create '
+                    'resource "daemonsets" in API group "apps" in the namespace "kube-system"',
+                    K + "staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/"
+                    "errors.go"))),
+    # the driver container starting on an Amazon Linux 2 kernel: NVIDIA/gpu-driver-container
+    # has images for Ubuntu, RHEL/CentOS, SLES, Photon, Debian and Amazon Linux 2023 (its
+    # directories over its whole history, 06a208ca) and never one for Amazon Linux 2, whose
+    # kernels carry ".amzn2." (2023's carry ".amzn2023."), so no driver image fits the node
+    _s("driver-kernel-amzn2", "amzn2",
+       r"starting installation of nvidia driver version \S+ for linux kernel version "
+       r"\S+\.amzn2\.",
+       {"driver-os-mismatch": 2.0, "kernel-headers": 0.5}, (LOG,),
+       examples=(_x("Starting installation of NVIDIA driver version 460.73.01 for Linux kernel "
+                    "version 4.14.232-177.418.amzn2.x86_64",
+                    GH + "NVIDIA/gpu-operator/issues/227"),)),
     # the driver container cannot reach its package repositories: the kernel headers (or the
     # precompiled packages) it needs cannot be fetched
     _s("driver-package-cache", "failed to update package cache",

@@ -141,8 +141,11 @@ CONFIG_SIGNATURES: tuple[Signature, ...] = (
     # helm validates the rendered ClusterPolicy against the cluster's OpenAPI schema, which the
     # old CRD publishes (kube-openapi pkg/util/proto/validation: "ValidationError(%s): %v",
     # "unknown field %q in %s")
-    _s("crd-openapi-unknown-field", "validationerror(clusterpolicy|validationerror(nvidiadriver",
-       r"validationerror\((?:clusterpolicy|nvidiadriver)\.spec[\w.\[\]]*\): unknown field "
+    # (keyed on the schema's name, com.nvidia.v1[alpha1].<Kind>..., which kube-openapi spells
+    # from the CRD: the path in the parentheses is the object's, and pastes retyped by hand
+    # misspell it, gpu-operator issue 435's "ClusterOolicy")
+    _s("crd-openapi-unknown-field", "\" in com.nvidia.v1",
+       r"validationerror\([\w.\[\]]+\):\s*unknown field "
        r"\"[^\"]+\" in com\.nvidia\.v1(?:alpha1)?\.",
        {"crd-stale": 4.0}, _APPLY, True,
        ("Error: INSTALLATION FAILED: unable to build kubernetes objects from release manifest: "

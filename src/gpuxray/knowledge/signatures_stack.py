@@ -71,6 +71,19 @@ NVPD = "NVIDIA/nvidia-persistenced@535.309.01:nvidia-persistenced.c"
 LINUX = "torvalds/linux@v6.8:"
 
 STACK_SIGNATURES: tuple[Signature, ...] = (
+    # ---- an operator release from before v1.7 --------------------------------------------------
+    # releases 1.0-1.6.x (tags without the "v", the operator-sdk layout) log their ClusterPolicy
+    # reconciler as "controller_clusterpolicy" (pkg/controller/clusterpolicy/
+    # clusterpolicy_controller.go); from v1.7.0 it is "controllers.ClusterPolicy" (main.go).
+    # Those releases are years out of support, and their known bugs are fixed only later
+    _s("operator-pre-1.7-logger", "controller_clusterpolicy",
+       r'"logger"\s*:\s*"controller_clusterpolicy"',
+       {"unsupported-stack": 1.0}, (LOG,),
+       examples=(_x('{"level":"info","ts":1611596227.7272515,"logger":"controller_clusterpolicy",'
+                    '"msg":"Reconciling ClusterPolicy","Request.Namespace":"","Request.Name":'
+                    '"cluster-policy"}',
+                    "NVIDIA/gpu-operator@1.4.0:pkg/controller/clusterpolicy/"
+                    "clusterpolicy_controller.go"),)),
     # ---- gpu-operator: controllers and validator -------------------------------------------
     # The ClusterPolicy controller reads each GPU node's kernel and OS from NFD's labels; a node
     # without them (NFD not deployed, or its worker not running there) gets no driver DaemonSet.
