@@ -21,6 +21,8 @@ FAMILY = {
     "dra-feature-gates": "GX415",
     "dra-computedomain-node": "GX415",
     "dra-config-rejected": "GX308",
+    "gfd-nodefeature-write": "GX414",
+    "plugin-mps-daemon-unhealthy": "GX202",
     # widened in their own modules by this audit
     "plugin-mps-invalid": "GX413",
     "plugin-no-nvml": "GX514",
@@ -51,7 +53,8 @@ def test_each_example_ranks_its_code_first(sig_id: str) -> None:
 @pytest.mark.parametrize("sig", DEVICES_SIGNATURES, ids=lambda s: s.id)
 def test_examples_cite_the_component_at_a_tag(sig: Signature) -> None:
     for ex in sig.examples:
-        assert ex.source.startswith(("NVIDIA/mig-parted@", "NVIDIA/k8s-dra-driver-gpu@")), \
+        assert ex.source.startswith(("NVIDIA/mig-parted@", "NVIDIA/k8s-dra-driver-gpu@",
+                                     "NVIDIA/k8s-device-plugin@")), \
             ex.source
 
 

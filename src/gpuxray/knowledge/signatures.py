@@ -198,6 +198,11 @@ CAUSES: tuple[Cause, ...] = (
           "NFD drops GFD's nvidia.com labels (label namespace not allowed), so they come and go",
           "`kubectl get node <n> --show-labels | tr , '\\n' | grep nvidia.com/gpu.` and the "
           "nfd-master arguments (-extra-label-ns / -deny-label-ns)"),
+    Cause("gfd-nodefeature", "GX414",
+          "GFD cannot write its NodeFeature object (NFD's CRD absent or no RBAC), so the node "
+          "gets no GFD labels",
+          "`kubectl get crd nodefeatures.nfd.k8s-sigs.io` and `kubectl auth can-i create "
+          "nodefeatures.nfd.k8s-sigs.io -n <ns> --as=system:serviceaccount:<ns>:<gfd sa>`"),
     Cause("shared-request", "GX602",
           "a request > 1 of a shared (time-sliced/MPS) resource with failRequestsGreaterThanOne",
           "`kubectl -n gpu-operator get cm <config> -o yaml | grep -n "

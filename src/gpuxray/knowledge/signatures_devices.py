@@ -14,6 +14,9 @@ their own modules). Components and tags:
   ``pkg/mig/reconfigure/reconfigure.go``): the manager's own writes of the
   ``nvidia.com/mig.config.state`` label failing, and mig-parted's apply hooks
   (``cmd/nvidia-mig-parted/apply``);
+* NVIDIA/k8s-device-plugin v0.17.0: GFD writing its labels through NFD's NodeFeature API
+  (``internal/lm/output.go``) and the plugin waiting for the MPS control daemon
+  (``internal/plugin/mps.go``, ``server.go``);
 * NVIDIA/k8s-dra-driver-gpu v25.12.0 and v0.4.0 (the two latest tags): the GPU kubelet
   plugin's health loop removing or tainting a device in its ResourceSlice, the feature-gate
   check every binary runs at start, and the ComputeDomain kubelet plugin and daemon waiting on
@@ -39,6 +42,7 @@ MIG_SH = "NVIDIA/mig-parted@v0.15.0:deployments/container/reconfigure-mig.sh"
 MIG_GO = "NVIDIA/mig-parted@v0.15.0:pkg/mig/reconfigure/reconfigure.go"
 DRA = "NVIDIA/k8s-dra-driver-gpu@v25.12.0:"
 DRA04 = "NVIDIA/k8s-dra-driver-gpu@v0.4.0:"
+DP17 = "NVIDIA/k8s-device-plugin@v0.17.0:"
 
 
 def _s(id: str, needle: str, pattern: str, votes: dict[str, float], kinds: tuple[str, ...],
@@ -153,4 +157,30 @@ DEVICES_SIGNATURES: tuple[Signature, ...] = (
         "error (re)starting IMEX daemon: failed to start process: fork/exec "
         "/usr/bin/nvidia-imex: no such file or directory",
         DRA + "cmd/compute-domain-daemon/main.go")),
+    # ---- GFD writing its labels through NFD's NodeFeature API ----------------------------------
+    # with useNodeFeatureAPI GFD hands its labels to NFD as a NodeFeature object per node; when
+    # it cannot get, create or update it (the nodefeatures.nfd.k8s-sigs.io CRD absent, RBAC), the
+    # node gets no GFD label at all (GFD exits; its main logs the returned error)
+    _s("gfd-nodefeature-write", "nodefeature object",
+       r"failed to (?:create|update) nodefeature object \"[^\"]*\": |"
+       r"failed to get nodefeature object: ",
+       {"gfd-nodefeature": 3.0}, (LOG, STATUS), True,
+       ('E0312 10:02:10.000000 1 main.go:127] failed to create NodeFeature object '
+        '"nvidia-features-for-gpu-1": the server could not find the requested resource (post '
+        'nodefeatures.nfd.k8s-sigs.io)', DP17 + "internal/lm/output.go"),
+       ('E0312 10:02:10.000000 1 main.go:127] failed to get NodeFeature object: '
+        'nodefeatures.nfd.k8s-sigs.io "nvidia-features-for-gpu-1" is forbidden: User '
+        '"system:serviceaccount:gpu-operator:nvidia-gpu-feature-discovery" cannot get resource '
+        '"nodefeatures" in API group "nfd.k8s-sigs.io" in the namespace "gpu-operator"',
+        DP17 + "internal/lm/output.go")),
+    # ---- the device plugin under MPS sharing waiting for its control daemon --------------------
+    # with sharing.mps configured the plugin asserts the node's MPS control daemon is healthy
+    # before it serves the resource (internal/plugin/mps.go waitForDaemon); the daemon's pod
+    # absent or failing on the node, the plugin does not start that resource
+    _s("plugin-mps-daemon-unhealthy", "mps daemon",
+       r"error waiting for mps daemon: |error checking mps daemon health: ",
+       {"not-advertised": 2.0, "plugin-config-invalid": 0.5}, (LOG, STATUS), False,
+       ("E0312 10:02:10.000000 1 main.go:374] Failed to start plugin: error waiting for MPS "
+        "daemon: error checking MPS daemon health: failed to send command to MPS daemon: exit "
+        "status 1", DP17 + "internal/plugin/server.go")),
 )
