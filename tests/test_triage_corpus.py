@@ -20,12 +20,12 @@ from triage_corpus import Case, cases
 
 DEV_TOP1_FLOOR = 0.90
 DEV_TOP3_FLOOR = 0.97
-HOLDOUT_TOP1_FLOOR = 0.50  # holdout 6 measured blind at 1f6175a: 6/12 top-1, 9/12 top-3
-HOLDOUT_TOP3_FLOOR = 0.75
+HOLDOUT_TOP1_FLOOR = 0.67  # holdout 7 measured blind at d07ca2c: 21/31 top-1, 22/31 top-3
+HOLDOUT_TOP3_FLOOR = 0.70
 # The collection round whose blind measurement the holdout floors come from. A holdout that holds
 # cases of a later round is still being collected: it is measured once, when its last cases land
 # (README.md, Rotation), and until then it is neither scored nor held to the older round's floors.
-HOLDOUT_MEASURED_ROUND = 6
+HOLDOUT_MEASURED_ROUND = 7
 
 
 @dataclass
@@ -90,8 +90,10 @@ def test_holdout_split_aggregate(capsys: pytest.CaptureFixture[str]) -> None:
         for code in sorted(sc.per_code):  # counts only: no case is named
             n, one, three = sc.per_code[code]
             print(f"  {code}: {n} case(s), top-1 {one}, top-3 {three}")
-    assert sc.top1 / sc.n >= HOLDOUT_TOP1_FLOOR
-    assert sc.top3 / sc.n >= HOLDOUT_TOP3_FLOOR
+    # plain numbers: a failing assert must not print the Score, whose misses name blind cases
+    n, top1, top3 = sc.n, sc.top1, sc.top3
+    assert top1 / n >= HOLDOUT_TOP1_FLOOR
+    assert top3 / n >= HOLDOUT_TOP3_FLOOR
 
 
 def test_a_paste_that_decides_nothing_is_never_decided() -> None:
