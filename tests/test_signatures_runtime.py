@@ -165,3 +165,13 @@ def test_wrapped_create_error_keeps_both_steps() -> None:
     assert ranked[0].deciding
     assert {"oci-hook-kind-failed", "cdi-hook-step-failed", "oci-create-failed"} <= set(
         ranked[0].signatures)
+
+
+def test_an_example_in_the_place_of_deciding_is_refused() -> None:
+    """The family helpers take ``deciding`` positionally before the examples: an example
+    written right after ``kinds`` would otherwise make a deciding signature with no example."""
+    from gpuxray.knowledge.signatures_runtime import _s
+
+    with pytest.raises(TypeError):
+        _s("x", "x", "x", {"handler-missing": 1.0}, ("log",),
+           ("a line", "https://github.com/o/r/issues/1"))  # type: ignore[arg-type]

@@ -47,6 +47,8 @@ DP17 = "NVIDIA/k8s-device-plugin@v0.17.0:"
 
 def _s(id: str, needle: str, pattern: str, votes: dict[str, float], kinds: tuple[str, ...],
        deciding: bool = False, *examples: tuple[str, str]) -> Signature:
+    if type(deciding) is not bool:  # an example written right after ``kinds`` lands here
+        raise TypeError(f"signature {id}: deciding must be True or False, got {deciding!r}")
     return Signature(id, needle, pattern, tuple(votes.items()), kinds, deciding,
                      tuple(Example(line, src) for line, src in examples))
 
