@@ -168,10 +168,11 @@ def test_wrapped_create_error_keeps_both_steps() -> None:
 
 
 def test_an_example_in_the_place_of_deciding_is_refused() -> None:
-    """The family helpers take ``deciding`` positionally before the examples: an example
-    written right after ``kinds`` would otherwise make a deciding signature with no example."""
-    from gpuxray.knowledge.signatures_runtime import _s
+    """The family modules' helper takes ``deciding`` positionally before the examples: an
+    example written right after ``kinds`` would otherwise make a deciding signature with no
+    example."""
+    from gpuxray.knowledge.signature_types import family_signature
 
     with pytest.raises(TypeError):
-        _s("x", "x", "x", {"handler-missing": 1.0}, ("log",),
-           ("a line", "https://github.com/o/r/issues/1"))  # type: ignore[arg-type]
+        family_signature("x", "x", "x", {"handler-missing": 1.0}, ("log",),
+                         ("a line", "https://github.com/o/r/issues/1"))  # type: ignore[arg-type]

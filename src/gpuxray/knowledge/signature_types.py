@@ -52,3 +52,16 @@ class Signature:
         if not self.votes:
             return self.against[0]
         return max(self.votes, key=lambda v: v[1])[0]
+
+
+def family_signature(id: str, needle: str, pattern: str, votes: dict[str, float],
+                     kinds: tuple[str, ...], deciding: bool = False,
+                     *examples: tuple[str, str]) -> Signature:
+    """A signature written as the family modules spell their entries: votes as a mapping,
+    examples as (line, source) pairs after ``deciding``. ``deciding`` is positional there, so
+    an example written right after ``kinds`` would land in it and make a deciding signature
+    with no example: refused."""
+    if type(deciding) is not bool:
+        raise TypeError(f"signature {id}: deciding must be True or False, got {deciding!r}")
+    return Signature(id, needle, pattern, tuple(votes.items()), kinds, deciding,
+                     tuple(Example(line, src) for line, src in examples))

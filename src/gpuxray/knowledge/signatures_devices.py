@@ -33,8 +33,8 @@ from gpuxray.knowledge.signature_types import (
     EVENT,
     LOG,
     STATUS,
-    Example,
     Signature,
+    family_signature,
 )
 
 MIG055 = "NVIDIA/mig-parted@v0.5.5:deployments/gpu-operator/reconfigure-mig.sh"
@@ -45,12 +45,7 @@ DRA04 = "NVIDIA/k8s-dra-driver-gpu@v0.4.0:"
 DP17 = "NVIDIA/k8s-device-plugin@v0.17.0:"
 
 
-def _s(id: str, needle: str, pattern: str, votes: dict[str, float], kinds: tuple[str, ...],
-       deciding: bool = False, *examples: tuple[str, str]) -> Signature:
-    if type(deciding) is not bool:  # an example written right after ``kinds`` lands here
-        raise TypeError(f"signature {id}: deciding must be True or False, got {deciding!r}")
-    return Signature(id, needle, pattern, tuple(votes.items()), kinds, deciding,
-                     tuple(Example(line, src) for line, src in examples))
+_s = family_signature
 
 
 DEVICES_SIGNATURES: tuple[Signature, ...] = (

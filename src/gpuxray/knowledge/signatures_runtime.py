@@ -32,8 +32,8 @@ from gpuxray.knowledge.signature_types import (
     JOURNAL,
     LOG,
     STATUS,
-    Example,
     Signature,
+    family_signature,
 )
 
 CTK = "NVIDIA/nvidia-container-toolkit@"
@@ -51,12 +51,7 @@ GH = "https://github.com/"
 _CREATE = (EVENT, STATUS, DESCRIBE, LOG)  # a create error: pod events, statuses, daemon logs
 
 
-def _s(id: str, needle: str, pattern: str, votes: dict[str, float], kinds: tuple[str, ...],
-       deciding: bool = False, *examples: tuple[str, str]) -> Signature:
-    if type(deciding) is not bool:  # an example written right after ``kinds`` lands here
-        raise TypeError(f"signature {id}: deciding must be True or False, got {deciding!r}")
-    return Signature(id, needle, pattern, tuple(votes.items()), kinds, deciding,
-                     tuple(Example(line, src) for line, src in examples))
+_s = family_signature
 
 
 RUNTIME_SIGNATURES: tuple[Signature, ...] = (

@@ -32,8 +32,8 @@ from gpuxray.knowledge.signature_types import (
     LOG,
     SMI,
     STATUS,
-    Example,
     Signature,
+    family_signature,
 )
 
 TORCH = "pytorch/pytorch@v2.3.0:c10/cuda/CUDAFunctions.cpp"
@@ -51,12 +51,7 @@ _WORKLOAD = (LOG, STATUS)  # what a container prints: its log, its terminated st
 _ENGINE = (EVENT, STATUS, DESCRIBE, LOG)  # an engine/runtime refusal at create
 
 
-def _s(id: str, needle: str, pattern: str, votes: dict[str, float], kinds: tuple[str, ...],
-       deciding: bool = False, *examples: tuple[str, str]) -> Signature:
-    if type(deciding) is not bool:  # an example written right after ``kinds`` lands here
-        raise TypeError(f"signature {id}: deciding must be True or False, got {deciding!r}")
-    return Signature(id, needle, pattern, tuple(votes.items()), kinds, deciding,
-                     tuple(Example(line, src) for line, src in examples))
+_s = family_signature
 
 
 WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
