@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpuxray.diagnose.triage import triage
+from gpuxray.diagnose.triage import OWN_LOG_WEIGHT, triage
 from gpuxray.knowledge.signatures import CAUSE_BY_ID, CAUSE_CHAIN, COMPONENTS, lead_code
 
 # NVIDIA/gpu-driver-container@06a208ca:ubuntu22.04/nvidia-driver
@@ -131,7 +131,7 @@ def test_a_matched_line_outranks_every_prior() -> None:
            "I1129 10:02:10.000000 1 main.go:416] No devices found. Waiting indefinitely.\n")
     r = triage([("plugin", log)])
     assert r.causes[0].cause.id == "not-advertised" and r.causes[0].score >= 1.0
-    top_prior = max(w for c in COMPONENTS for _cid, w in c.priors)
+    top_prior = max(w for c in COMPONENTS for _cid, w in c.priors) * OWN_LOG_WEIGHT
     priors = [c for c in r.causes if all(s.startswith("component:") for s in c.signatures)]
     assert priors and all(c.score <= top_prior < r.causes[0].score for c in priors)
 
@@ -477,3 +477,74 @@ def test_amazon_linux_2023_kernels_are_not_amazon_linux_2() -> None:
     text = ("Starting installation of NVIDIA driver version 535.104.05 for Linux kernel "
             "version 6.1.61-85.141.amzn2023.x86_64\nCould not resolve Linux kernel version")
     assert "GX412" not in _codes(text)[:1]
+
+
+# NVIDIA/dcgm-exporter@3.3.5-3.4.0:pkg/cmd/app.go and pkg/dcgmexporter/system_info.go: the
+# start lines every exporter prints, with or without NVSwitches on the node
+DCGM_START = ('time="2024-10-30T19:39:45Z" level=info msg="Starting dcgm-exporter"\n'
+              'time="2024-10-30T19:39:45Z" level=info msg="DCGM successfully initialized!"\n'
+              'time="2024-10-30T19:39:45Z" level=warning msg="Skipping line 26 '
+              '(\'DCGM_FI_PROF_PIPE_FP64_ACTIVE\'): metric not enabled"\n'
+              'time="2024-10-30T19:39:45Z" level=info msg="Initializing system entities of '
+              'type: NvSwitch"\n'
+              'time="2024-10-30T19:39:45Z" level=info msg="Not collecting switch metrics: no '
+              'switches to monitor"\n')
+
+
+def test_an_exporter_log_that_stops_before_serving_is_the_exporters() -> None:
+    # its NvSwitch entity walk is no sign of Fabric Manager, and "DCGM successfully
+    # initialized!" is not yet serving
+    codes = _codes(DCGM_START)
+    assert codes[:1] == ["GX406"] and "GX405" not in codes, codes
+
+
+def test_an_exporter_that_serves_gives_no_priors() -> None:
+    served = DCGM_START + 'time="2024-10-30T19:39:46Z" level=info msg="Starting webserver"\n'
+    assert _codes(served) == []
+
+
+def test_the_containers_library_debug_log_points_at_injection() -> None:
+    # NVIDIA/libnvidia-container@v1.17.7:src/nvc.c, the hook's debug log: a log that ends
+    # (a crash, a hang) in the library is the runtime's injection, ranked over the toolkit
+    # installer the file's name mentions
+    log = ("$ cat /var/log/nvidia-container-toolkit.log\n"
+           "-- WARNING, the following logs are for debugging purposes only --\n"
+           "I0522 08:51:48.493265 8342 nvc.c:396] initializing library context "
+           "(version=1.17.7, build=1.17.7)\n"
+           "I0522 08:51:48.493402 8342 nvc.c:367] using root /\n"
+           "I0522 08:51:48.493575 8342 nvc.c:415] dxcore initialization failed, continuing "
+           "assuming a non-WSL environment\n")
+    r = triage([("paste", log)])
+    assert [c.cause.code for c in r.causes][:1] == ["GX307"] and not r.decided
+    assert r.causes[0].score == pytest.approx(0.4 * OWN_LOG_WEIGHT)
+
+
+@pytest.mark.parametrize(("label", "code"), [
+    ("nvidia.com/device-plugin.config", "GX413"),
+    ("nvidia.com/mig.config", "GX407"),
+])
+def test_the_label_a_manager_waits_for_names_the_manager(label: str, code: str) -> None:
+    # config-manager (NVIDIA/k8s-device-plugin@v0.17.0:cmd/config-manager/main.go) and
+    # mig-manager (NVIDIA/mig-parted@v0.10.0:cmd/nvidia-mig-manager/main.go) print the same
+    # words about their own labels
+    line = f"I1127 22:37:28.838748       7 main.go:246] Waiting for change to '{label}' label\n"
+    assert _codes(line)[:1] == [code]
+
+
+@pytest.mark.parametrize("line", [
+    "node23:12098:12141 [2] transport/nvls.cc:244 NCCL WARN Cuda failure 1 'invalid argument'",
+    "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error'",
+])
+def test_nccls_nvlink_sharp_transport_failing_points_at_fabric_manager(line: str) -> None:
+    r = triage([("paste", line + "\n")])
+    assert [c.cause.code for c in r.causes][:1] == ["GX405"] and not r.decided
+
+
+def test_a_gpu_the_plugins_topology_read_fails_on_is_the_gpu_not_admission() -> None:
+    # NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/allocate.go reads every GPU's links
+    event = ("Warning  UnexpectedAdmissionError  pod/x  Allocate failed due to device plugin "
+             "GetPreferredAllocation rpc failed with err: rpc error: code = Unknown desc = "
+             "error getting list of preferred allocation devices: unable to get device link "
+             "information: error getting NVLink for devices (0, 1)\n")
+    codes = _codes(event)
+    assert codes[:1] == ["GX505"] and codes.index("GX310") > 0, codes

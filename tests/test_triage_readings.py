@@ -275,6 +275,24 @@ def test_unattended_upgrade_replacing_driver_or_kernel_packages(pkgs: str) -> No
     assert not triage([("paste", text)]).decided
 
 
+@pytest.mark.parametrize(("cmd", "first"), [
+    ("/usr/bin/unattended-upgrade", "GX508"),
+    ("apt-get install -y libnvidia-compute-460", "GX304"),
+])
+def test_an_unattended_driver_library_upgrade_roots_the_nvml_mismatch(cmd: str,
+                                                                       first: str) -> None:
+    # NVML's "Driver/library version mismatch" is what the replaced libraries give under the
+    # loaded module; only the unattended run is the auto-upgrade cause (a manual install is
+    # the operator's own change, and the mismatch stays the finding)
+    smi = "Failed to initialize NVML: Driver/library version mismatch\n"
+    text = smi + "\n" + _apt_entry(cmd, "libnvidia-compute-460:amd64 (460.56-0ubuntu0.20.04.1, "
+                                        "460.73.01-0ubuntu0.20.04.1)")
+    codes = _codes(text)
+    assert codes[0] == first
+    if first == "GX508":
+        assert codes[1] == "GX304"
+
+
 @pytest.mark.parametrize("cmd,pkgs", [
     ("apt-get install -y nvidia-driver-535", "libnvidia-compute-535:amd64 (535.1, 535.2)"),
     ("/usr/bin/unattended-upgrade", "tzdata:amd64 (2021a-0ubuntu0.20.04, 2021a-2ubuntu0.20.04)"),

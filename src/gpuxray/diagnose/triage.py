@@ -632,9 +632,10 @@ def _own_evidence(root: CauseScore, effect: CauseScore, strict: bool = False) ->
     # handler; it is still the misplaced file's line)
     own = {sg for sg in root.signatures if sg not in effect.signatures
            or (sg in _SIG_BY_ID and _SIG_BY_ID[sg].primary == root.cause.id)}
-    if strict:
+    if strict:  # a line naming the root first, its code's check, or a reading of the paste's
+        # structure that names it (readings.py: an apt history replacing driver packages)
         own = {sg for sg in own if (sg in _SIG_BY_ID and _SIG_BY_ID[sg].primary == root.cause.id)
-               or sg == f"check:{root.cause.code}"}
+               or sg == f"check:{root.cause.code}" or sg.startswith("reading:")}
     if not own or root.score < ROOT_MIN_SCORE:
         return False
     if effect.deciding and not root.deciding:
@@ -705,6 +706,12 @@ def host_state_first(ranked: list[CauseScore]) -> list[CauseScore]:
     return _sorted(list(by_id.values()))
 
 
+#: a component's priors where the paste holds its own log lines (``Component.log``), against a
+#: mere mention of its name: the text is then what that component printed, a name may only be
+#: a pod listed beside the one that fails (still far below any matched line)
+OWN_LOG_WEIGHT = 1.15
+
+
 def component_priors(text: str, ranked: list[CauseScore]) -> list[CauseScore]:
     """Weak votes for what usually breaks in each component the paste comes from
     (``knowledge.signatures.COMPONENTS``), for causes no line or check named yet: when nothing
@@ -726,6 +733,7 @@ def component_priors(text: str, ranked: list[CauseScore]) -> list[CauseScore]:
     failing = any(m is not None and cid not in healthy for cid, m in named.items())
     for comp in COMPONENTS:
         m = re.search(comp.log, low, re.M) if comp.log else None
+        own = m is not None
         if m is None:
             m = named[comp.id]
             if m is None or (failing and comp.id in healthy):
@@ -735,6 +743,8 @@ def component_priors(text: str, ranked: list[CauseScore]) -> list[CauseScore]:
             if not trouble:
                 continue
         priors, why = comp.priors, "no line names the cause"
+        if own:  # its own start lines: the text is the component's
+            priors = tuple((cid, round(w * OWN_LOG_WEIGHT, 3)) for cid, w in priors)
         ready = re.search(comp.ready, low) if comp.ready else None
         if ready is not None:
             if not comp.ready_priors or ranked:  # only where nothing else names a cause

@@ -469,6 +469,19 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x("Allocate failed due to device plugin PreStartContainer rpc failed with err: "
                     "rpc error: code = Unavailable desc = connection error, which is unexpected",
                     K + "pkg/kubelet/cm/devicemanager/manager.go"))),
+    # the plugin's aligned allocation reads the NVLink topology of every GPU on the node, the
+    # lost or faulted one included (it filters to the available ones only afterwards): one bad
+    # GPU fails the preferred allocation, and with it the admission of every GPU pod there
+    # (NVIDIA/k8s-device-plugin issue 2038), whatever NVML error ends the line
+    _s("plugin-link-info-failed", "unable to get device link information",
+       r"unable to get device link information",
+       {"xid": 2.25, "unhealthy": 1.0}, (EVENT, STATUS, DESCRIBE, LOG),
+       examples=(_x("Allocate failed due to device plugin GetPreferredAllocation rpc failed with "
+                    "err: rpc error: code = Unknown desc = error getting list of preferred "
+                    "allocation devices: unable to get device link information: error getting "
+                    "NVLink for devices (0, 1): failed to get nvlink remote pci info: failed to "
+                    "get nvlink state: Unknown Error, which is unexpected",
+                    "NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/allocate.go"),)),
     # a restarted pod whose devices went unhealthy since: the refusal follows the health change
     _s("admission-devices-no-longer-healthy", "no longer healthy",
        r"previously allocated devices are no longer healthy",
@@ -771,6 +784,16 @@ SIGNATURES: tuple[Signature, ...] = (
                     DP12 + "cmd/config-manager/main.go"),
                  _x("E0312 10:02:10.000000 1 main.go:208] unknown fallback strategy: first",
                     "NVIDIA/k8s-device-plugin@v0.17.0:cmd/config-manager/main.go"))),
+    # config-manager in its init container waits for the node's config label before the plugin
+    # starts: an init container whose log ends there never chose a config (the label absent
+    # and no default, or the label read raced the informer: NVIDIA/k8s-device-plugin issue
+    # 1540). A vote, not a decision: the line is also printed on every healthy start.
+    _s("config-manager-label-wait", "waiting for change to",
+       r"waiting for change to 'nvidia\.com/device-plugin\.config' label",
+       {"plugin-config-invalid": 1.0, "plugin-config-not-applied": 0.75}, (LOG,),
+       examples=(_x("nvidia-device-plugin-init I1127 22:37:28.838748       7 main.go:246] Waiting "
+                    "for change to 'nvidia.com/device-plugin.config' label",
+                    "NVIDIA/k8s-device-plugin@v0.17.0:cmd/config-manager/main.go"),)),
     # config-manager's switch stats the current link (following it) before replacing it: when
     # the ConfigMap was edited under the running plugin and the config the link names is gone,
     # the stale link is never removed and the new one cannot be made
@@ -883,6 +906,14 @@ SIGNATURES: tuple[Signature, ...] = (
                     "not found: unknown", GH + "NVIDIA/nvidia-docker/issues/1447"),
                  _x("nvidia-container-cli: permission error: capability change failed",
                     "NVIDIA/libnvidia-container@09df17a2:src/cli/configure.c"))),
+    # the library's ldcache stage running the container's ldconfig and seeing it fail, as the
+    # CLI reports it under any runtime's wrapping (a runc without seccomp support, an image's
+    # broken ldconfig)
+    _s("nvidia-cli-ldcache", "ldcache error",
+       r"ldcache error\s*:\s*process \S*ldconfig\S* failed with error code",
+       {"injection-failed": 3.0}, (EVENT, STATUS, DESCRIBE, LOG), True,
+       examples=(_x("oci runtime error ,ldcache error : process /sbin/ldconfig failed with "
+                    "error code 1", GH + "NVIDIA/nvidia-docker/issues/552"),)),
     _s("oci-create-failed", "oci runtime create failed",
        r"oci runtime create failed", {"injection-failed": 1.5}, (EVENT, STATUS, DESCRIBE),
        examples=(_x("failed to create shim task: OCI runtime create failed: runc create failed: "
@@ -1606,6 +1637,16 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("ibwarn: [15] umad_init: can't read ABI version from /sys/class/"
                     "infiniband_mad/abi_version (No such file or directory): is ib_umad module "
                     "loaded?", "linux-rdma/rdma-core@v50.0:libibumad/umad.c"),)),
+    # NCCL's NVLink SHARP transport failing a CUDA call: NVLS builds multicast objects over the
+    # NVSwitches, which Fabric Manager sets up; one stopped, or restarted without the GPUs
+    # being reset, leaves the multicast calls failing (NVIDIA/nccl issue 1488)
+    _s("fm-nccl-nvls-cuda", "nvls.cc",
+       r"transport/nvls\.cc:\d+ nccl warn cuda failure",
+       {"fm-missing": 1.5}, (LOG,),
+       examples=(_x("node23:12098:12141 [2] transport/nvls.cc:244 NCCL WARN Cuda failure 1 "
+                    "'invalid argument'", "NVIDIA/nccl@v2.21.5-1:src/include/checks.h"),
+                 _x("gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 "
+                    "'unknown error'", "NVIDIA/nccl@v2.21.5-1:src/transport/nvls.cc"))),
     _s("fm-state-inactive", "activestate=",
        r"^activestate=(?:inactive|failed)", {"fm-missing": 1.5}, (SMI,),
        examples=(_x("ActiveState=inactive",
@@ -2660,6 +2701,13 @@ CAUSE_CHAIN: tuple[CauseLink, ...] = (
     CauseLink("kernel-upgraded", ("kernel-headers", "precompiled-kernel"),
               "seed §3; dell/dkms@v3.0.10:kernel_postinst.d_dkms (the rebuild on a new "
               "kernel)"),
+    # an unattended upgrade that replaced the driver's user-space libraries under the loaded
+    # kernel module is what NVML's "Driver/library version mismatch" then reports, until the
+    # module is reloaded (NVML_ERROR_LIB_RM_VERSION_MISMATCH); only where the paste's own
+    # upgrade log names the replaced packages
+    CauseLink("kernel-upgraded", ("nvml-mismatch",),
+              "NVIDIA/go-nvml@v0.12.0-1:pkg/nvml/nvml.h (NVML_ERROR_LIB_RM_VERSION_MISMATCH, "
+              "\"RM has detected an NVML/RM version mismatch\")", strict=True),
     # the Ubuntu image on another OS's node looks for that kernel's headers and precompiled
     # packages, which no Ubuntu repository has
     CauseLink("driver-os-mismatch", ("precompiled-kernel", "kernel-headers"),
@@ -2825,7 +2873,12 @@ COMPONENTS: tuple[Component, ...] = (
               r"starting nvidia fabric manager daemon|"
               r"nvidia-fabricmanager-wrapper: (?:running command|using nvswitch management port|"
               r"waiting for socket creation|infiniband: found nvswitch lpf)",
-              r"nv-fabricmanager|nvidia-fabricmanager\.service|fabric manager|nvswitch",
+              # (an NVSwitch named by dcgm-exporter's entity walk, "Initializing system
+              # entities of type: NvSwitch" / "... type 'NvSwitch'" and "Not collecting
+              # NvSwitch metrics", is a line it prints on every start, with or without
+              # switches: NVIDIA/dcgm-exporter@3.3.5-3.4.0:pkg/dcgmexporter/system_info.go)
+              r"nv-fabricmanager|nvidia-fabricmanager\.service|fabric manager|"
+              r"(?<!entities of type: )(?<!entities of type ')nvswitch(?! metrics)",
               # (no ready line: the wrapper says "initialization completed" before the daemon
               # it started can still exit, siderolabs/extensions issue 1073)
               "",
@@ -2848,12 +2901,16 @@ COMPONENTS: tuple[Component, ...] = (
     # the CLI's and the runtime's own error prefixes, and the CLI's commands; the toolkit
     # installer's log names the binaries it installs, which is no sign they ran
     Component("container-cli",
-              r"nvidia-container-cli(?:\.real)?: |nvidia-container-runtime(?:-hook)?(?:\.real)?: ",
+              # and the library's debug log (--debug, the hook's `debug` file): klog-style
+              # lines from its sources, "nvc.c:396] initializing library context (version=…"
+              r"nvidia-container-cli(?:\.real)?: |nvidia-container-runtime(?:-hook)?(?:\.real)?: |"
+              r"^[ \t]*[iwe]\d{4} [\d:.]+ +\d+ nvc(?:_[a-z]+)?\.c:\d+\] ",
               r"nvidia-container-cli (?:info|list|-)|libnvidia-container", "",
               (("injection-failed", 0.4), ("runtime-not-default", 0.35), ("nvml-init", 0.3),
                ("cuda-requirement", 0.2)),
               CTK + "internal/runtime/runtime_factory.go; NVIDIA/libnvidia-container@6dcb29b1:"
-              "src/cli/main.c"),
+              "src/cli/main.c; NVIDIA/libnvidia-container@v1.17.7:src/nvc.c (\"initializing "
+              "library context (version=%s, build=%s)\")"),
     Component("device-plugin",
               # "Retreiving plugins." is how v0.12 spells it (pasted in
               # https://github.com/NVIDIA/k8s-device-plugin/issues/328)
@@ -2882,7 +2939,9 @@ COMPONENTS: tuple[Component, ...] = (
               (("gfd-labels", 0.4), ("mig-monitor", 0.3), ("plugin-config-invalid", 0.25)),
               DP + "cmd/gpu-feature-discovery/main.go; internal/lm/output.go"),
     Component("dcgm", r"starting dcgm-exporter", r"dcgm-exporter|nv-hostengine|\bdcgm\b",
-              r"starting webserver|dcgm successfully initialized",
+              # serving, not only connected: "DCGM successfully initialized!" comes before
+              # the collectors are built, where a crash at start still happens
+              r"starting webserver",
               # it requests no GPU: its image's NVIDIA_VISIBLE_DEVICES=all is how it gets
               # them, so a runtime that ignores the variable leaves it with none
               (("dcgm-connect", 0.4), ("dcgm-profiling", 0.35), ("envvar-ignored", 0.3),
@@ -2895,7 +2954,9 @@ COMPONENTS: tuple[Component, ...] = (
               fatal=r"level=(?:fatal|error)\b",
               failing=(("dcgm-exporter-failing", 1.0),)),
     Component("mig-manager",
-              r"waiting for change to '|updating to mig config|"
+              # (config-manager, vgpu-device-manager and the CC manager print the same words
+              # about their own labels)
+              r"waiting for change to 'nvidia\.com/mig\.config' label|updating to mig config|"
               r"asserting that the requested configuration",
               r"nvidia-mig-manager|mig-parted|mig-manager|mig\.config",
               r"successfully updated to mig config|mig configuration applied successfully",
