@@ -69,6 +69,16 @@ EXPECTED = {
     "plugin-setup-failed": "GX202",
     "ctk-runtime-legacy-wrap": "GX307",
     "ctk-device-nodes-failed": "GX304",
+    "cli-rpc-timeout": "GX307",
+    "cli-unknown-mig-device": "GX307",
+    "cli-no-pci-gpu": "GX604",
+    "ctk-runtime-mode-invalid": "GX307",
+    "nvcdi-libcuda-missing": "GX305",
+    "nvcdi-no-device-nodes": "GX305",
+    "nvcdi-device-identifier": "GX307",
+    "ctk-cdi-annotation-invalid": "GX305",
+    "hook-oci-spec-unreadable": "GX307",
+    "hook-config-option-invalid": "GX307",
 }
 
 # lines whose own detail names a deeper cause than their family's: NVML's library missing is

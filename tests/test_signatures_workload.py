@@ -46,6 +46,9 @@ EXPECTED = {
     "aks-cse-gpu-driver-exit": "GX403",
     "aks-cse-gpu-inforom-exit": "GX304",
     "scheduler-node-unschedulable": "GX201",
+    "nccl-nvls-bind-failed": "GX405",
+    "nccl-mnnvl-imex": "GX415",
+    "nccl-duplicate-gpu": "GX602",
 }
 
 # the cause (finer than the code) a family's lines must rank first where codes are shared

@@ -704,4 +704,98 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
        ("error starting plugins: failed to start MPS daemon: error waiting for MPS daemon: error "
         "checking MPS daemon health: failed to send command to MPS daemon: exit status 1",
         DP + "v0.17.0:internal/plugin/server.go")),
+
+    # ---- libnvidia-container: details of the stage lines that point past the injection -----
+    # (the stage line itself is the core's nvidia-cli-init, GX307; these add the cause its
+    # detail names, as a second candidate, never outvoting the stage)
+    # the CLI's RPC to its driver helper process timed out (src/rpc.c: a 10 s client timeout;
+    # src/error.c words RPC_TIMEDOUT as "timed out"): NVML's init in the helper hung, which an
+    # unresponsive GPU or driver does (a GPU needing reset, a driver without persistence mode
+    # re-initialising many GPUs)
+    _s("cli-rpc-timeout", "driver rpc error: timed out|driver error: timed out",
+       r"\bdriver (?:rpc )?error: timed out",
+       {"nvml-gpu-error": 2.0, "nvml-init": 0.5}, _CREATE, False,
+       ("nvidia-container-cli: initialization error: driver rpc error: timed out",
+        CLI + "v1.17.0:src/rpc.h"),
+       ("nvidia-container-cli: initialization error: driver error: timed out",
+        CLI + "v1.0.0:src/driver.c")),
+    # the device list names a MIG device the driver no longer has (src/cli/common.c
+    # select_devices: "%s: unknown device"): the layout changed under an allocation made
+    # against the old one
+    _s("cli-unknown-mig-device", "unknown device",
+       r"device error: mig-[0-9a-f-]+: unknown device",
+       {"mig-failed": 1.5}, _CREATE, False,
+       ("nvidia-container-cli: device error: MIG-2f1b6a4e-9c3d-5e8f-a1b2-3c4d5e6f7a8b: unknown "
+        "device", CLI + "v1.17.0:src/cli/common.c")),
+    # its debug log: the PCI walk before loading the modules found no NVIDIA display device
+    # (src/nvc.c load_kernel_modules, a warning): the GPU is not on the bus the CLI sees
+    _s("cli-no-pci-gpu", "failed to detect nvidia devices",
+       r"\] failed to detect nvidia devices",
+       {"gpus-missing": 1.0, "nvml-init": 0.5}, (LOG,), False,
+       ("W1129 10:02:10.123456 12345 nvc.c:282] failed to detect NVIDIA devices",
+        CLI + "v1.17.0:src/nvc.c")),
+
+    # ---- nvidia-container-toolkit: the runtime's modes and its CDI library -----------------
+    # the runtime's mode setting (nvidia-container-runtime.mode) names no mode it knows
+    _s("ctk-runtime-mode-invalid", "invalid runtime mode",
+       r"invalid runtime mode: \S+",
+       {"injection-failed": 3.0}, _CREATE, False,
+       ("failed to create NVIDIA Container Runtime: invalid runtime mode: cdi-auto",
+        CTK + "v1.14.0:internal/runtime/runtime_factory.go"),
+       ("failed to create NVIDIA Container Runtime: failed to construct OCI spec modifier: "
+        "invalid runtime mode: csv2", CTK + "v1.17.8:internal/runtime/runtime_factory.go")),
+    # the CDI library (nvidia-ctk cdi generate, the runtime's own spec in cdi mode, the device
+    # plugin's) finding the driver version from NVML but not that version's libcuda under the
+    # driver root: a driver root that is not where the driver is, or a partial install (the
+    # unversioned lookup is the runtime's graphics discoverer, another family's)
+    _s("nvcdi-libcuda-missing", "failed to locate libcuda.so.",
+       r"failed to locate libcuda\.so\.\d[\d.]*: ",
+       {"cdi-unresolvable": 1.5, "injection-failed": 1.0}, (LOG, EVENT, STATUS), False,
+       ('level=error msg="failed to generate CDI spec: failed to create edits common for '
+        "entities: failed to create discoverer for common entities: failed to create discoverer "
+        "for driver files: failed to create discoverer for driver libraries: failed to get "
+        "libraries for driver version: failed to locate libcuda.so.550.54.15: pattern "
+        'libcuda.so.550.54.15 not found"', CTK + "v1.17.8:pkg/nvcdi/driver-nvml.go"),
+       ("failed to locate libcuda.so.535.104.05: pattern libcuda.so.535.104.05 not found",
+        CTK + "v1.14.0:pkg/nvcdi/driver-nvml.go")),
+    # the management spec (cdi generate --mode=management) finding no /dev/nvidia* at all
+    _s("nvcdi-no-device-nodes", "no nvidia device nodes found",
+       r"no nvidia device nodes found",
+       {"cdi-unresolvable": 1.5, "nvml-init": 1.0}, (LOG,), False,
+       ("failed to create edits from discoverer: no NVIDIA device nodes found",
+        CTK + "v1.14.0:pkg/nvcdi/management.go")),
+    # the CDI library asked for a device by an identifier NVML does not know on this node
+    # (the runtime in cdi mode turning NVIDIA_VISIBLE_DEVICES into specs)
+    _s("nvcdi-device-identifier", "for identifier|is not a valid uuid or index",
+       r"failed to get nvml device handle for identifier |identifier is not a valid uuid or "
+       r"index: ",
+       {"injection-failed": 2.0, "cdi-unresolvable": 1.0}, _CREATE, False,
+       ('failed to get CDI device specs: failed to get NVML device handles: failed to get NVML '
+        'device handle for identifier "GPU-5c0f2a11-aaaa-bbbb-cccc-0123456789ab": ERROR_NOT_FOUND',
+        CTK + "v1.17.8:pkg/nvcdi/lib-nvml.go"),
+       ('identifier is not a valid UUID or index: "gpu0"', CTK + "v1.17.8:pkg/nvcdi/lib-nvml.go")),
+    # a CDI annotation on the container (cdi.k8s.io/...) whose device is no vendor/class=name
+    _s("ctk-cdi-annotation-invalid", "in annotation",
+       r"invalid device name \"[^\"]*\" in annotation ",
+       {"cdi-unresolvable": 2.0, "injection-failed": 1.0}, _CREATE, False,
+       ('failed to construct CDI modifier: failed to parse container annotations: invalid '
+        'device name "gpu0" in annotation "cdi.k8s.io/nvidia-device-plugin_abc"',
+        CTK + "v1.14.0:internal/modifier/cdi.go")),
+    # the legacy hook reading the bundle's config.json (it panics; the runtime shows the panic)
+    _s("hook-oci-spec-unreadable", "oci spec",
+       r"could not (?:open|decode) oci spec: |(?:version|process|root) is empty in oci spec|"
+       r"could not decode process\.capabilities in oci spec",
+       {"injection-failed": 2.5}, _CREATE, True,
+       ("panic: could not open OCI spec: open /run/containerd/io.containerd.runtime.v2.task/"
+        "k8s.io/abc/config.json: no such file or directory",
+        CTK + "v1.14.0:cmd/nvidia-container-runtime-hook/container_config.go"),
+       ("panic: Root is empty in OCI spec",
+        CTK + "v1.17.8:cmd/nvidia-container-runtime-hook/container_config.go")),
+    # the hook's config.toml naming driver capabilities it does not support
+    _s("hook-config-option-invalid", "invalid value for config option",
+       r"invalid value for config option '[^']+'",
+       {"injection-failed": 2.5}, _CREATE, True,
+       ("panic: Invalid value for config option 'supported-driver-capabilities'; "
+        "compute,utility,foo (supported: compat32,compute,display,graphics,ngx,utility,video)",
+        CTK + "v1.14.0:cmd/nvidia-container-runtime-hook/hook_config.go")),
 )

@@ -17,6 +17,9 @@ CUDA runtime's error string table, or from the public ticket it was pasted in:
   driver installer (``GoogleCloudPlatform/cos-gpu-installer``), AKS's node bootstrap
   (``Azure/AgentBaker``);
 * kube-scheduler's filter reasons the core catalog does not already hold.
+* NCCL's communicator-init warnings that name a node-side cause (NVLS multicast and Fabric
+  Manager, MNNVL and IMEX, two ranks on one GPU) (``NVIDIA/nccl`` ``src/transport/nvls.cc``,
+  ``src/mnnvl.cc``, ``src/init.cc``).
 
 The CUDA error strings say little about *which* stack layer failed, so most families here vote
 for several causes with modest weights and are not deciding; a family decides only where one
@@ -407,4 +410,37 @@ WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
        {"taint-selector": 2.0}, (EVENT, DESCRIBE), False,
        ("0/2 nodes are available: 2 node(s) were unschedulable.",
         K + "pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go")),
+    # ---- NCCL's init warnings (src/transport/nvls.cc, src/mnnvl.cc, src/init.cc) ----------
+    # NVLink SHARP's multicast bind failing at communicator init: NCCL itself names Fabric
+    # Manager or the NVSwitches (from 2.27; the WARN's second line is pasted alone too). The
+    # INFO twin that goes on without NVLS (2.27, NVLS not forced on) is no failure.
+    _s("nccl-nvls-bind-failed", "nvlink sharp (nvls) multicast|error in the fabric manager",
+       r"failed to bind nvlink sharp \(nvls\) multicast memory(?!.*proceeding without nvls)|"
+       r"usually caused by a system or "
+       r"configuration error in the fabric manager or nvswitches",
+       {"fm-missing": 2.5, "fm-version": 0.75}, _WORKLOAD, False,
+       ("gpu12:3341:3520 [0] transport/nvls.cc:284 NCCL WARN Failed to bind NVLink SHARP (NVLS) "
+        "Multicast memory of size 1073741824 : CUDA error 801 'operation not supported'.",
+        "NVIDIA/nccl@v2.27.3-1:src/transport/nvls.cc"),
+       ("This is usually caused by a system or configuration error in the Fabric Manager or "
+        "NVSwitches.", "NVIDIA/nccl@v2.29.7-1:src/transport/nvls.cc")),
+    # a multi-node NVLink clique whose fabric memory handles do not work: no IMEX channel in
+    # the container or no IMEX daemon serving the node (2.26 wording, then 2.27's)
+    _s("nccl-mnnvl-imex", "mnnvl (cliquesize",
+       r"mnnvl \(cliquesize \d+\) is available but not (?:supported|working) on this system",
+       {"dra-imex-down": 2.0}, _WORKLOAD, False,
+       ("gb200-07:812:990 [0] mnnvl.cc:69 NCCL WARN MNNVL (cliqueSize 72) is available but not "
+        "supported on this system. Check the IMEX configuration.",
+        "NVIDIA/nccl@v2.26.2-1:src/mnnvl.cc"),
+       ("gb200-07:812:990 [0] mnnvl.cc:68 NCCL WARN MNNVL (cliqueSize 72) is available but not "
+        "working on this system. Check the IMEX channel configuration "
+        "(/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.",
+        "NVIDIA/nccl@v2.29.7-1:src/mnnvl.cc")),
+    # two ranks on one physical GPU: under Kubernetes, a pod given several replicas of one
+    # time-sliced (or MPS) GPU, which failRequestsGreaterThanOne exists to refuse
+    _s("nccl-duplicate-gpu", "duplicate gpu detected",
+       r"duplicate gpu detected : rank \d+ and rank \d+ both on cuda device",
+       {"shared-request": 1.5}, _WORKLOAD, False,
+       ("trainer-0:95:95 [1] init.cc:943 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 "
+        "both on CUDA device 1b000", "NVIDIA/nccl@v2.21.5-1:src/init.cc")),
 )
