@@ -284,3 +284,23 @@ def test_a_filtered_dump_is_not_the_whole_config() -> None:
     assert "GX301" not in {c.cause.code for c in triage([("p", cut)]).causes
                            if "check:GX301" in c.signatures}
     assert "check:GX301" in {s for c in triage([("p", whole)]).causes for s in c.signatures}
+
+
+@pytest.mark.parametrize("header", [
+    "",
+    "2024-05-01T10:00:00.123456789Z ",  # kubectl logs --timestamps
+    "May  1 10:00:00 gpu-node-1 kernel: ",  # journalctl -k / syslog
+    "[  201.910514] ",  # dmesg
+    "[Wed May  1 10:00:00 2024] ",  # dmesg -T
+])
+@pytest.mark.parametrize(("line", "code"), [
+    # NVIDIA/gpu-driver-container@06a208ca:ubuntu22.04/nvidia-driver and the vGPU manager's
+    # script: whole-line messages, matched from the start of the component's words
+    ("Could not resolve RHEL version", "GX403"),
+    ("Failed to load nvidia driver", "GX403"),
+    ("NVRM: fallen off the bus and is not responding to commands.", "GX403"),
+])
+def test_log_headers_do_not_hide_a_line_from_its_signature(header: str, line: str,
+                                                           code: str) -> None:
+    codes = [c.cause.code for c in triage([("paste", header + line + "\n")]).causes]
+    assert codes[:1] == [code]

@@ -839,10 +839,28 @@ _WRAPPING = re.compile(r"^(?:[ \t]*>)+[ \t]?|^[ \t]*[-*][ \t]+(?=\S)|^[ \t]*`+|(
                        r"^\[pod/[^\]\s]{1,300}\][ \t]", re.M)
 
 
+# The headers a log line gets on its way to the ticket: `kubectl logs --timestamps`' RFC 3339
+# stamp (kubernetes/kubernetes@v1.34.0:staging/src/k8s.io/kubectl/pkg/cmd/logs/logs.go), the
+# syslog/journald header `Mon DD HH:MM:SS host ident[pid]: ` (systemd/systemd@v255:src/
+# journal/journald-syslog.c; `journalctl -k` gives the kernel's lines `kernel: ` as ident) and
+# dmesg's `[  12.345678] ` or `dmesg -T`'s `[Wed May  1 10:00:00 2024] `
+# (util-linux/util-linux@v2.39:sys-utils/dmesg.c). Stripped, so a signature anchored at the
+# start of the component's own words still sees them first.
+_LOG_HEADER = re.compile(
+    r"^[ \t]*(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)[ \t]+|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec) [ \d]\d \d\d:\d\d:\d\d "
+    r"[^\s:]{1,253} [^\s:\[\]]{1,100}(?:\[\d{1,10}\])?:[ \t]+|"
+    r"\[[ \t]*\d{1,10}\.\d{1,9}\][ \t]*|"
+    r"\[(?:mon|tue|wed|thu|fri|sat|sun) [a-z]{3} [ \d]\d \d\d:\d\d:\d\d \d{4}\][ \t]*)",
+    re.M | re.I)
+
+
 def unwrap(text: str) -> str:
-    """``text`` with ticket wrapping removed from each line (line count unchanged)."""
-    return _WRAPPING.sub("", text) if ("`" in text or ">" in text or "[pod/" in text
-                                        or "- " in text or "* " in text) else text
+    """``text`` with ticket wrapping and log headers removed from each line (line count
+    unchanged)."""
+    if "`" in text or ">" in text or "[pod/" in text or "- " in text or "* " in text:
+        text = _WRAPPING.sub("", text)
+    return _LOG_HEADER.sub("", text) if (":" in text or "[" in text) else text
 
 
 def triage(texts: Iterable[tuple[str, str]],
