@@ -97,9 +97,10 @@ def test_runner_reports_ratios_per_shape(tmp_path: Path) -> None:
         # a ratio is the command's best time over the floor's best time (a stall in one
         # round's floor alone cannot make it); the spread is per round
         # (the times are printed to the millisecond: tiny clusters run in tens of them)
-        assert r["capacity_x"] == pytest.approx(r["capacity_s"] / r["floor_s"], rel=0.03, abs=0.02)
-        assert r["check_x"] == pytest.approx(r["check_s"] / r["floor_s"], rel=0.03, abs=0.02)
-        assert r["why_vs_capacity"] == pytest.approx(r["why_s"] / r["capacity_s"], rel=0.03, abs=0.02)
+        near = {"rel": 0.03, "abs": 0.02}
+        assert r["capacity_x"] == pytest.approx(r["capacity_s"] / r["floor_s"], **near)
+        assert r["check_x"] == pytest.approx(r["check_s"] / r["floor_s"], **near)
+        assert r["why_vs_capacity"] == pytest.approx(r["why_s"] / r["capacity_s"], **near)
         lo, hi = r["check_x_range"]
         assert lo <= hi and r["floor_s"] > 0 and r["peak_rss_mb"] > 0
         assert r["findings"] >= 1 and r["report_bytes"] > 0
