@@ -20,12 +20,15 @@ from triage_corpus import Case, cases
 
 DEV_TOP1_FLOOR = 0.90
 DEV_TOP3_FLOOR = 0.97
-HOLDOUT_TOP1_FLOOR = 0.67  # holdout 7 measured blind at d07ca2c: 21/31 top-1, 22/31 top-3
-HOLDOUT_TOP3_FLOOR = 0.70
+HOLDOUT_TOP1_FLOOR = 1.0  # holdout 8 measured blind at 8373d4b: 2/2 top-1, 2/2 top-3
+HOLDOUT_TOP3_FLOOR = 1.0
 # The collection round whose blind measurement the holdout floors come from. A holdout that holds
 # cases of a later round is still being collected: it is measured once, when its last cases land
 # (README.md, Rotation), and until then it is neither scored nor held to the older round's floors.
-HOLDOUT_MEASURED_ROUND = 7
+HOLDOUT_MEASURED_ROUND = 8
+# The cases that one blind measurement scored: a case of the same round landing after it waits,
+# unscored, for the next measurement (a floor set on some cases says nothing of others).
+HOLDOUT_MEASURED = frozenset({"kubernetes-118559", "proxmox-vgpu-installer-29"})
 
 
 @dataclass
@@ -54,9 +57,11 @@ class Score:
                 f"top-3 {self.top3}/{self.n} = {self.top3 / self.n:.0%}")
 
 
-def _score(split: str) -> Score:
+def _score(split: str, only: frozenset[str] | None = None) -> Score:
     sc = Score()
     for case in cases(split):
+        if only is not None and case.name not in only:
+            continue
         r = triage([(case.name, case.text)])
         sc.add(case, list(dict.fromkeys(c.cause.code for c in r.causes)))
     return sc
@@ -84,9 +89,13 @@ def test_holdout_split_aggregate(capsys: pytest.CaptureFixture[str]) -> None:
     if collecting > HOLDOUT_MEASURED_ROUND:
         pytest.skip(f"holdout of round {collecting} still being collected ({len(held)} cases): "
                     "not scored until its one blind measurement sets the floors")
-    sc = _score("holdout")
+    waiting = [c for c in held if c.name not in HOLDOUT_MEASURED]
+    assert len(held) - len(waiting) == len(HOLDOUT_MEASURED)  # no measured case went missing
+    sc = _score("holdout", only=HOLDOUT_MEASURED)
     with capsys.disabled():
         print("\n" + sc.line("holdout"))
+        if waiting:
+            print(f"  {len(waiting)} holdout case(s) landed after the measurement: not scored")
         for code in sorted(sc.per_code):  # counts only: no case is named
             n, one, three = sc.per_code[code]
             print(f"  {code}: {n} case(s), top-1 {one}, top-3 {three}")
