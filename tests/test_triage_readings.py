@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from containerd_fixtures import CRI, CRI_RT3, ROOT_V2, toolkit_dropin, toolkit_dropin_v3
 from gpuxray.diagnose.triage import triage
 from real_containerd import config_dump, require
 
@@ -529,3 +530,73 @@ def test_a_pool_taint_beside_insufficient_stays_a_candidate(taint: str, first: s
     msg = (f"0/7 nodes are available: 3 Insufficient nvidia.com/gpu, 4 node(s) had taint "
            f"{taint}, that the pod didn't tolerate.")
     assert _codes(msg)[0] == first
+
+
+# ----- containerd's default runtime (GX514), on what real binaries dump ------------------------
+def _default_nvidia(config: str, section: str) -> str:
+    return config.replace("version = 3\n", f'version = 3\n[{section}.containerd]\n'
+                          '  default_runtime_name = "nvidia"\n', 1) if "version = 3" in config \
+        else config.replace('default_runtime_name = "runc"', 'default_runtime_name = "nvidia"')
+
+
+@pytest.mark.parametrize("version", ["1.7.27", "2.1.9"])
+def test_containerd_default_runtime_runc_beside_a_registered_nvidia_real(
+        version: str, tmp_path: Path) -> None:
+    binary = require(version)[version]
+    v3 = version.startswith("2.")
+    config = toolkit_dropin_v3() if v3 else toolkit_dropin(2)
+    section = CRI_RT3 if v3 else CRI
+    votes = []
+    for text in (config, _default_nvidia(config, section)):
+        (tmp_path / "config.toml").write_text(text)
+        rc, out, err = config_dump(binary, tmp_path / "config.toml")
+        assert rc == 0, err
+        votes.append("reading:containerd-default-runtime"
+                     in _readings("$ containerd config dump\n" + out))
+    assert votes == [True, False]
+
+
+def test_a_grep_of_the_default_runtime_alone_points_at_runc_default() -> None:
+    code, decided = _top('$ containerd config dump | grep default_runtime_name\n'
+                         '    default_runtime_name = "runc"\n')
+    assert (code, decided) == ("GX514", False)
+
+
+@pytest.mark.parametrize("extra", [
+    "spec:\n  runtimeClassName: nvidia\n  containers:\n  - name: cuda\n",
+    "        - --device-list-strategy=cdi-cri\n",
+    '  deviceListStrategy:\n  - "cdi-annotations"\n',
+])
+def test_no_default_runtime_reading_when_runc_default_is_fine(extra: str) -> None:
+    text = f'default_runtime_name = "runc"\n\n{extra}'
+    assert "reading:containerd-default-runtime" not in _readings(text)
+
+
+def test_no_default_runtime_reading_for_a_config_without_the_nvidia_runtime() -> None:
+    # the runtimes it registers lack nvidia: that is GX301's, not a default to change
+    text = f'# cat /etc/containerd/config.toml\n{ROOT_V2}'
+    assert "reading:containerd-default-runtime" not in _readings(text)
+
+
+# ----- a toolkit release that the toolkit's changelog fixed (GX307) ----------------------------
+@pytest.mark.parametrize("shown", [
+    "$ nvidia-cdi-hook --version\nNVIDIA CDI Hook version 1.17.0\ncommit: 5bc0315\n",
+    "$ nvidia-ctk --version\nNVIDIA Container Toolkit CLI version 1.17.0\ncommit: 5bc0315\n",
+    "NVIDIA Container Runtime Hook version 1.14.0\ncommit: 4c3d7b1\n",
+    "$ dpkg -l | grep nvidia-container\n"
+    "ii  nvidia-container-toolkit       1.16.0-1   amd64   NVIDIA Container toolkit\n",
+    "$ rpm -qa | grep nvidia-container\nnvidia-container-toolkit-1.13.0-1.x86_64\n",
+])
+def test_a_toolkit_release_with_a_start_failure_fixed_later(shown: str) -> None:
+    r = triage([("paste", shown)])
+    assert [(c.cause.code, c.signatures) for c in r.causes][:1] == [
+        ("GX307", ["reading:toolkit-release-fixed-later"])]
+    assert not r.decided
+
+
+@pytest.mark.parametrize("shown", [
+    "NVIDIA CDI Hook version 1.17.1\ncommit: 1b0ae2c\n",
+    "ii  nvidia-container-toolkit       1.18.0-1   amd64   NVIDIA Container toolkit\n",
+])
+def test_a_toolkit_release_without_a_known_start_failure_votes_nothing(shown: str) -> None:
+    assert "reading:toolkit-release-fixed-later" not in _readings(shown)

@@ -24,8 +24,9 @@ from gpuxray.engines.signatures import CauseScore
 from gpuxray.errors import InputError
 from gpuxray.knowledge.distributions import DISTRIBUTIONS
 from gpuxray.knowledge.signatures import CAUSE_BY_ID
+from gpuxray.knowledge.toolkit_releases import TOOLKIT_START_FIXES
 from gpuxray.sources.decode import yaml_docs
-from gpuxray.sources.parsers import paste
+from gpuxray.sources.parsers import hostcmds, paste
 from gpuxray.sources.parsers.paste import Part
 
 MAX_TEXT = 256 << 10
@@ -309,6 +310,62 @@ def docker_default_runtime(docs: list[Any]) -> list[CauseScore]:
         return [vote("runtime-not-default", 2.0, "docker-default-runtime",
                       "daemon.json registers the nvidia runtime; default-runtime is "
                       f"{default or 'unset (runc)'}")]
+    return []
+
+
+# containerd's CRI default runtime, as a dump or a grep of it prints it (the key is the same in
+# the 1.x ``io.containerd.grpc.v1.cri`` and 2.x ``io.containerd.cri.v1.runtime`` sections:
+# containerd/containerd@v2.1.9:internal/cri/config/config.go ``DefaultRuntimeName``), and the
+# two things that make a default of runc fine: a pod that asks for the nvidia RuntimeClass, and a
+# device plugin whose devices come in as CDI devices, which containerd injects without the nvidia
+# runtime (NVIDIA/k8s-device-plugin@v0.17.0:README.md, ``--device-list-strategy`` ``cdi-cri`` /
+# ``cdi-annotations``; its default ``envvar`` needs the runtime). containerd's own
+# ``enable_cdi`` says nothing of that: 2.x turns it on by default.
+_DEFAULT_RUNTIME = re.compile(r"^[ \t]*default_runtime_name[ \t]*=[ \t]*[\"']([^\"'\n]*)[\"']",
+                              re.M)
+_ASKS_CLASS = re.compile(r"[\"']?runtimeclassname[\"']?[ \t]*:[ \t]*[\"']?nvidia")
+_CDI_STRATEGY = re.compile(r"device[_-]?list[_-]?strategy\W{0,12}(?:[\w-]+\W{1,4}){0,3}cdi-")
+_RUNTIME_TABLE = re.compile(r"runtimes\.(\"?)([\w.-]+)\1\]")
+
+
+def containerd_default_runtime(text: str) -> list[CauseScore]:
+    """GX514: containerd's ``default_runtime_name`` is not ``nvidia`` and nothing in the paste
+    makes that fine (no pod asks for the nvidia RuntimeClass, the plugin lists no CDI devices),
+    so a pod without
+    ``runtimeClassName`` — the device plugin's included — runs under runc with no driver
+    libraries. The line ``triage`` asks for when the plugin sees no NVML (``CAUSES``:
+    runtime-not-default); a vote: the pod's runtimeClassName tells. A config whose runtimes
+    lack ``nvidia`` altogether is GX301's, not this."""
+    low = text[:MAX_TEXT].lower()
+    if "default_runtime_name" not in low:
+        return []
+    names = [m.group(1).strip() for m in _DEFAULT_RUNTIME.finditer(low)]
+    if not names or "nvidia" in names or _ASKS_CLASS.search(low) or _CDI_STRATEGY.search(low):
+        return []
+    tables = {m.group(2) for m in _RUNTIME_TABLE.finditer(low)}
+    if tables and not any(t.startswith("nvidia") for t in tables):
+        return []
+    return [vote("runtime-not-default", 1.0, "containerd-default-runtime",
+                 f"containerd's default_runtime_name is {names[0] or 'unset (runc)'}: a pod "
+                 "without runtimeClassName nvidia runs under it")]
+
+
+def toolkit_release_fix(text: str) -> list[CauseScore]:
+    """GX307: the paste shows a toolkit release whose own changelog says containers could fail
+    to start in it (``knowledge.toolkit_releases``): a vote naming the release with the fix,
+    never deciding (the hook's error line tells)."""
+    low = text[:MAX_TEXT]
+    if "nvidia" not in low.lower():
+        return []
+    tk = hostcmds.ctk_version(low)
+    m = re.match(r"(\d+)\.(\d+)\.(\d+)", tk)
+    if m is None:
+        return []
+    ver = (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    for fix in TOOLKIT_START_FIXES:
+        if fix.broken == ver:
+            return [vote("injection-failed", 1.0, "toolkit-release-fixed-later",
+                         f"toolkit {tk}: {fix.what} (fixed in {fix.fixed})")]
     return []
 
 

@@ -27,11 +27,13 @@ from typing import Any
 
 from gpuxray.checks.engine import run_all
 from gpuxray.diagnose.readings import (
+    containerd_default_runtime,
     distro_rendered_config,
     gpu_columns,
     plugin_works_by_hand,
     readings,
     rhel_release_mismatch,
+    toolkit_release_fix,
     unattended_upgrades,
     vote,
 )
@@ -900,7 +902,8 @@ def triage(texts: Iterable[tuple[str, str]],
              + wrapper_fallback_operand(text, matches) + unattended_upgrades(text)
              + gpu_columns(unwrap(text)) + distro_rendered_config(text)
              + rhel_release_mismatch(text)
-             + plugin_works_by_hand(text)]
+             + plugin_works_by_hand(text) + containerd_default_runtime(text)
+             + toolkit_release_fix(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
                     + nodes_without_gpu_resource(evidence.snapshot, joined)

@@ -9,7 +9,14 @@ loaded), and each prints a small fixed shape:
   kernel-open/nvidia/nv-procfs.c): ``NVRM version: NVIDIA UNIX x86_64 Kernel Module  <v>  <date>``
   then ``GCC version:``; the open modules say ``NVIDIA UNIX Open Kernel Module for x86_64``.
 - ``nvidia-ctk --version`` (NVIDIA/nvidia-container-toolkit@v1.17.0:cmd/nvidia-ctk/main.go):
-  ``NVIDIA Container Toolkit CLI version <v>`` and ``commit: <sha>``.
+  ``NVIDIA Container Toolkit CLI version <v>`` and ``commit: <sha>``; the toolkit's other
+  binaries print their own name the same way (``NVIDIA CDI Hook version <v>``,
+  cmd/nvidia-cdi-hook/main.go; ``NVIDIA Container Runtime version <v>``,
+  internal/runtime/runtime.go; ``NVIDIA Container Runtime Hook version <v>``,
+  cmd/nvidia-container-runtime-hook/main.go), one version for all of them. A package list
+  shows it too: ``dpkg -l`` (``ii  nvidia-container-toolkit  1.17.0-1  amd64``), ``apt list``
+  (``nvidia-container-toolkit/<suite> 1.17.0-1 amd64``), ``rpm -qa``
+  (``nvidia-container-toolkit-1.17.0-1.x86_64``).
 - ``nvidia-container-cli info`` (NVIDIA/libnvidia-container@v1.17.0:src/cli/info.c):
   ``NVRM version:``, ``CUDA version:``, then per GPU ``Device Index``, ``Model``, ``GPU UUID``,
   ``Bus Location``, ``Architecture``; ``-V`` prints ``cli-version:``/``lib-version:`` (``version:``
@@ -30,7 +37,11 @@ __all__ = ["CliGpu", "CliInfo", "ctk_version", "driver_version_file", "lsmod_gre
 
 _NVRM = re.compile(r"^[ \t]*NVRM version:[ \t]+NVIDIA UNIX[ \t]+.{0,80}?Kernel Module"
                    r"(?: for \S+)?[ \t]+(\d+\.\d+(?:\.\d+)?)\b")
-_CTK = re.compile(r"^[ \t]*NVIDIA Container Toolkit CLI version[ \t:]+v?(\d+\.\d+\.\d+\S{0,20})")
+_CTK = re.compile(r"^[ \t]*NVIDIA (?:Container Toolkit CLI|CDI Hook|Container Runtime(?: Hook)?)"
+                  r" version[ \t:]+v?(\d+\.\d+\.\d+\S{0,20})")
+_CTK_PACKAGE = re.compile(r"^[ \t]*(?:[a-z]{2}[ \t]+)?nvidia-container-toolkit(?:-base)?"
+                          r"(?::\w+[ \t]+|/\S+[ \t]+|[ \t]+|-(?=\d+\.\d+\.\d+-\S*\.(?:x86_64|"
+                          r"aarch64|ppc64le)\b))v?(\d+\.\d+\.\d+)(?:[-~]\S{0,20})?")
 _RELEASE = re.compile(r"^[ \t]*(\d+\.\d+(?:\.\d+)?[\w.+~-]{0,80})[ \t]*$")
 
 
@@ -45,12 +56,17 @@ def driver_version_file(text: str) -> str:
 
 
 def ctk_version(text: str) -> str:
-    """``nvidia-ctk --version`` → the toolkit version ("" when not shown)."""
+    """The toolkit version a binary's ``--version`` prints, else the one a package list shows
+    ("" when neither is there)."""
+    package = ""
     for ln in text.splitlines()[:2000]:
         m = _CTK.match(ln)
         if m:
             return m.group(1)
-    return ""
+        if not package and "nvidia-container-toolkit" in ln:
+            p = _CTK_PACKAGE.match(ln)
+            package = p.group(1) if p else ""
+    return package
 
 
 def uname_release(text: str) -> str:

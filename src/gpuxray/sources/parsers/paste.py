@@ -58,7 +58,8 @@ _FENCE = re.compile(r"^[ \t]*(?:```|~~~)")
 _FENCE_TAG = re.compile(r"^[\w+.#-]{0,40}[ \t]*$")  # ```yaml, ```console, ``` (a language tag)
 _FENCE_END = re.compile(r"^(.*\S)[ \t]*```[ \t]*$")
 _CMD_WORDS = (r"kubectl|oc|k|nvidia-smi|dmesg|journalctl|systemctl|lsmod|mokutil|containerd|"
-              r"helm|crictl|cat|nvidia-ctk|nvidia-container-cli|modprobe|uname|lspci|"
+              r"helm|crictl|cat|nvidia-ctk|nvidia-container-cli|nvidia-cdi-hook|"
+              r"nvidia-container-runtime(?:-hook)?|modprobe|uname|lspci|"
               r"nv-fabricmanager|ctr|sudo|grep|tail|head|less|stern|uname")
 # ``user@host:~$ cmd``, ``$ cmd``, ``# cmd``, ``> cmd``, ``[root@h ~]# cmd``, ``PS> cmd``
 _PROMPT = re.compile(r"^[ \t]*(?:\[[^\]\n]{0,80}\]|[\w.@-]{0,80}(?::[^\s$#]{0,120})?)?\s?[$#%>]\s*"
@@ -260,7 +261,9 @@ def kind_of_command(cmd: str) -> tuple[str, str]:
         return LSMOD, ""
     if head == "uname":
         return UNAME, ""
-    if head == "nvidia-ctk" and any(x in ("--version", "-v", "version") for x in w[1:3]):
+    if head in ("nvidia-ctk", "nvidia-cdi-hook", "nvidia-container-runtime",
+                "nvidia-container-runtime-hook") and any(
+            x in ("--version", "-v", "version", "-version") for x in w[1:3]):
         return CTK_VERSION, ""
     if head == "nvidia-container-cli" and any(
             x in ("info", "-V", "--version") for x in w[1:]):
@@ -372,7 +375,8 @@ def sniff(lines: list[str]) -> str:
     if re.match(r"^[ \t]*NVRM version:[ \t]+\d", first) and \
             re.search(r"^[ \t]*(?:CUDA version|Device Index):", head, re.M):
         return CONTAINER_CLI
-    if re.match(r"^[ \t]*NVIDIA Container Toolkit CLI version", first):
+    if re.match(r"^[ \t]*NVIDIA (?:Container Toolkit CLI|CDI Hook|Container Runtime(?: Hook)?) "
+                r"version", first):
         return CTK_VERSION
     if re.search(r"^[ \t]*SecureBoot (?:enabled|disabled)|^[ \t]*EFI variables are not supported",
                  head, re.M):
