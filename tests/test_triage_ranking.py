@@ -548,3 +548,35 @@ def test_a_gpu_the_plugins_topology_read_fails_on_is_the_gpu_not_admission() -> 
              "information: error getting NVLink for devices (0, 1)\n")
     codes = _codes(event)
     assert codes[:1] == ["GX505"] and codes.index("GX310") > 0, codes
+
+
+# NVIDIA/libnvidia-container@0f8e13d6:src/nvc_ldcache.c (its klog-style debug log) and
+# NVIDIA/nvidia-docker's nvidia-smi error when the container's ld cache lacks NVML
+LDCACHE_LOG = ("I0216 16:10:49.981773 34298 nvc_ldcache.c:362] executing /sbin/ldconfig from "
+               "host at /var/lib/docker/overlay2/4f6f/merged\n"
+               "E0216 16:10:49.982844 1 nvc_ldcache.c:393] could not start /sbin/ldconfig: "
+               "process execution failed: no such file or directory\n"
+               "I0216 16:10:49.983136 34298 nvc.c:430] shutting down library context\n")
+SMI_NO_NVML = ("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make "
+               "sure that the NVIDIA Display Driver is properly installed and present in your "
+               "system.\n")
+
+
+def test_an_ldconfig_the_library_could_not_start_ranks_over_nvml_not_found() -> None:
+    assert _codes(SMI_NO_NVML)[:1] != ["GX307"]
+    r = triage([("paste", SMI_NO_NVML + LDCACHE_LOG)])
+    assert [c.cause.code for c in r.causes][:1] == ["GX307"] and r.causes[0].deciding
+
+
+@pytest.mark.parametrize("ret,code", [("Not Supported", "GX409"), ("Unknown Error", None)])
+def test_no_minor_number_from_nvml_is_the_wsl2_platform_only_when_not_supported(
+        ret: str, code: str | None) -> None:
+    # NVIDIA/k8s-device-plugin@v0.12.2:internal/rm/nvml.go wraps NVML's error string
+    line = ("panic: Unable to load resource managers to manage plugin devices: error building "
+            "device map: error building GPU device map: error building GPU Device: error "
+            f"getting device paths: error getting GPU device minor number: {ret}\n")
+    r = triage([("paste", line)])
+    top = r.causes[0].cause.code if r.causes else None
+    assert (top == "GX409") == (code == "GX409")
+    if code:
+        assert r.decided

@@ -582,7 +582,9 @@ def test_no_default_runtime_reading_for_a_config_without_the_nvidia_runtime() ->
 @pytest.mark.parametrize("shown", [
     "$ nvidia-cdi-hook --version\nNVIDIA CDI Hook version 1.17.0\ncommit: 5bc0315\n",
     "$ nvidia-ctk --version\nNVIDIA Container Toolkit CLI version 1.17.0\ncommit: 5bc0315\n",
-    "NVIDIA Container Runtime Hook version 1.14.0\ncommit: 4c3d7b1\n",
+    "NVIDIA Container Runtime Hook version 1.13.0\ncommit: 4c3d7b1\n",
+    "$ sudo dnf install nvidia-container-toolkit-1.17.0-1.x86_64\n"
+    " nvidia-container-toolkit     x86_64     1.17.0-1     nvidia-container-toolkit     1.2 M\n",
     "$ dpkg -l | grep nvidia-container\n"
     "ii  nvidia-container-toolkit       1.16.0-1   amd64   NVIDIA Container toolkit\n",
     "$ rpm -qa | grep nvidia-container\nnvidia-container-toolkit-1.13.0-1.x86_64\n",
@@ -597,6 +599,8 @@ def test_a_toolkit_release_with_a_start_failure_fixed_later(shown: str) -> None:
 @pytest.mark.parametrize("shown", [
     "NVIDIA CDI Hook version 1.17.1\ncommit: 1b0ae2c\n",
     "ii  nvidia-container-toolkit       1.18.0-1   amd64   NVIDIA Container toolkit\n",
+    # v1.14.1 made the hook read config.toml: a behaviour change, not a failure it fixed
+    "NVIDIA Container Runtime Hook version 1.14.0\ncommit: 4c3d7b1\n",
 ])
 def test_a_toolkit_release_without_a_known_start_failure_votes_nothing(shown: str) -> None:
     assert "reading:toolkit-release-fixed-later" not in _readings(shown)

@@ -738,6 +738,19 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("E1129 10:02:10.000000 1 server.go:146] Could not register device plugin: "
                     "rpc error: code = Unavailable desc = connection error",
                     DP + "internal/plugin/server.go"),)),
+    # the plugin builds each GPU's device node from NVML's minor number (/dev/nvidia<minor>);
+    # under WSL2 the GPU is /dev/dxg and NVML has no minor number to give, so plugins before
+    # v0.15.0 stop with "Not Supported" (NVIDIA/k8s-device-plugin@v0.12.2:internal/rm/nvml.go
+    # "error getting GPU device minor number: %v"); v0.15.0 detects WSL and hands out /dev/dxg
+    # instead (@v0.15.0:internal/rm/wsl_devices.go): a platform the plugin did not support
+    _s("plugin-minor-not-supported", "device minor number",
+       r"error getting gpu device minor number: not supported",
+       {"unsupported-stack": 3.0, "not-advertised": 1.0}, (LOG,), True,
+       examples=(_x("panic: Unable to load resource managers to manage plugin devices: error "
+                    "building device map: error building device map from config.resources: "
+                    "error building GPU device map: error building GPU Device: error getting "
+                    "device paths: error getting GPU device minor number: Not Supported",
+                    GH + "NVIDIA/k8s-device-plugin/issues/332"),)),
     # the kubelet's registration socket answers, but serves no Registration service of the
     # plugin's API version (a plugin built for another device-plugin API than the kubelet:
     # k8s.io/kubelet pkg/apis/deviceplugin, v1alpha ``deviceplugin.Registration`` before 1.10,
@@ -909,6 +922,17 @@ SIGNATURES: tuple[Signature, ...] = (
     # the library's ldcache stage running the container's ldconfig and seeing it fail, as the
     # CLI reports it under any runtime's wrapping (a runc without seccomp support, an image's
     # broken ldconfig)
+    # ... and the same stage failing to start the ldconfig it was given at all (the host's,
+    # ``@/sbin/ldconfig`` in the toolkit's config, missing at that path): the library logs it
+    # from the forked child and exits 0 on ENOENT, so the container starts with the driver
+    # libraries mounted but absent from its ld cache, and NVML "cannot be found" follows
+    # (``log_errf("could not start %s: %s", ...)`` in src/nvc_ldcache.c's nvc_ldcache_update)
+    _s("nvc-ldcache-not-started", "could not start",
+       r"nvc_ldcache\.c:\d+\] could not start \S*ldconfig\S*:",
+       {"injection-failed": 3.0}, (EVENT, STATUS, DESCRIBE, LOG), True,
+       examples=(_x("E0216 16:10:49.982844 1 nvc_ldcache.c:393] could not start "
+                    "/usr/sbin/ldconfig: process execution failed: no such file or directory",
+                    "NVIDIA/libnvidia-container@0f8e13d6:src/nvc_ldcache.c"),)),
     _s("nvidia-cli-ldcache", "ldcache error",
        r"ldcache error\s*:\s*process \S*ldconfig\S* failed with error code",
        {"injection-failed": 3.0}, (EVENT, STATUS, DESCRIBE, LOG), True,

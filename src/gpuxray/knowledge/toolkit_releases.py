@@ -5,8 +5,11 @@ container; a bug there fails every GPU container of the node however the rest is
 Why as data: a ticket often shows only the toolkit's version (``nvidia-ctk --version``,
 ``nvidia-cdi-hook --version``, a package list) beside a container that will not start; a
 release the project itself fixed names the cause, and the fix names the remedy. Only releases
-the toolkit's own changelog says broke container start or injection are listed, each with the
-changelog of the release that fixed it.
+the toolkit's own changelog says failed (a container that could not start, a CDI spec that could
+not be generated) are listed, each with the changelog of the release that fixed it. A fix that
+changed what a setting does is not one: v1.14.1 made the hook read config.toml, which v1.14.0
+ignored, so a setting the file held (``no-cgroups``) took effect only on the upgrade — the
+release a ticket shows does not say which side of that change its failure is on.
 """
 
 from __future__ import annotations
@@ -35,10 +38,6 @@ TOOLKIT_START_FIXES: tuple[ToolkitFix, ...] = (
     ToolkitFix((1, 16, 0), "1.16.1",
                "CDI spec generation for MIG devices stopped on processing errors",
                _LOG.format(tag="v1.16.1")),
-    ToolkitFix((1, 14, 0), "1.14.1",
-               "the NVIDIA Container Runtime Hook ignored /etc/nvidia-container-runtime/"
-               "config.toml",
-               _LOG.format(tag="v1.14.1")),
     ToolkitFix((1, 13, 0), "1.13.1",
                "CDI spec generation failed when libcuda could not be located during XOrg "
                "library discovery, and on systems using /etc/alternatives",

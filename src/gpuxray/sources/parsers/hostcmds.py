@@ -16,7 +16,8 @@ loaded), and each prints a small fixed shape:
   cmd/nvidia-container-runtime-hook/main.go), one version for all of them. A package list
   shows it too: ``dpkg -l`` (``ii  nvidia-container-toolkit  1.17.0-1  amd64``), ``apt list``
   (``nvidia-container-toolkit/<suite> 1.17.0-1 amd64``), ``rpm -qa``
-  (``nvidia-container-toolkit-1.17.0-1.x86_64``).
+  (``nvidia-container-toolkit-1.17.0-1.x86_64``), dnf/yum's transaction table
+  (``nvidia-container-toolkit  x86_64  1.17.0-1  <repo>``).
 - ``nvidia-container-cli info`` (NVIDIA/libnvidia-container@v1.17.0:src/cli/info.c):
   ``NVRM version:``, ``CUDA version:``, then per GPU ``Device Index``, ``Model``, ``GPU UUID``,
   ``Bus Location``, ``Architecture``; ``-V`` prints ``cli-version:``/``lib-version:`` (``version:``
@@ -40,8 +41,9 @@ _NVRM = re.compile(r"^[ \t]*NVRM version:[ \t]+NVIDIA UNIX[ \t]+.{0,80}?Kernel M
 _CTK = re.compile(r"^[ \t]*NVIDIA (?:Container Toolkit CLI|CDI Hook|Container Runtime(?: Hook)?)"
                   r" version[ \t:]+v?(\d+\.\d+\.\d+\S{0,20})")
 _CTK_PACKAGE = re.compile(r"^[ \t]*(?:[a-z]{2}[ \t]+)?nvidia-container-toolkit(?:-base)?"
-                          r"(?::\w+[ \t]+|/\S+[ \t]+|[ \t]+|-(?=\d+\.\d+\.\d+-\S*\.(?:x86_64|"
-                          r"aarch64|ppc64le)\b))v?(\d+\.\d+\.\d+)(?:[-~]\S{0,20})?")
+                          r"(?::\w+[ \t]+|/\S+[ \t]+|[ \t]+(?:(?:x86_64|aarch64|ppc64le|noarch)"
+                          r"[ \t]+)?|-(?=\d+\.\d+\.\d+-\S*\.(?:x86_64|aarch64|ppc64le)\b))"
+                          r"v?(\d+\.\d+\.\d+)(?:[-~]\S{0,20})?")
 _RELEASE = re.compile(r"^[ \t]*(\d+\.\d+(?:\.\d+)?[\w.+~-]{0,80})[ \t]*$")
 
 
