@@ -539,21 +539,29 @@ def _default_nvidia(config: str, section: str) -> str:
         else config.replace('default_runtime_name = "runc"', 'default_runtime_name = "nvidia"')
 
 
-@pytest.mark.parametrize("version", ["1.7.27", "2.1.9"])
+@pytest.mark.parametrize("version,operator,want", [
+    ("1.7.27", False, [True, False]), ("2.1.9", False, [True, False]),
+    # the operator's toolkit (/usr/local/nvidia/toolkit) keeps runc the default in CDI mode
+    ("1.7.27", True, [False, False]), ("2.1.9", True, [False, False]),
+])
 def test_containerd_default_runtime_runc_beside_a_registered_nvidia_real(
-        version: str, tmp_path: Path) -> None:
+        version: str, operator: bool, want: list[bool], tmp_path: Path) -> None:
     binary = require(version)[version]
     v3 = version.startswith("2.")
     config = toolkit_dropin_v3() if v3 else toolkit_dropin(2)
+    ours, theirs = "/usr/bin/nvidia-container-runtime", \
+        "/usr/local/nvidia/toolkit/nvidia-container-runtime"
+    config = config.replace(ours, theirs) if operator else config.replace(theirs, ours)
     section = CRI_RT3 if v3 else CRI
     votes = []
     for text in (config, _default_nvidia(config, section)):
         (tmp_path / "config.toml").write_text(text)
         rc, out, err = config_dump(binary, tmp_path / "config.toml")
         assert rc == 0, err
+        assert ('"nvidia"' in out or "runtimes.nvidia]" in out) and "runc" in out
         votes.append("reading:containerd-default-runtime"
                      in _readings("$ containerd config dump\n" + out))
-    assert votes == [True, False]
+    assert votes == want
 
 
 def test_a_grep_of_the_default_runtime_alone_points_at_runc_default() -> None:
@@ -565,6 +573,8 @@ def test_a_grep_of_the_default_runtime_alone_points_at_runc_default() -> None:
 @pytest.mark.parametrize("extra", [
     "spec:\n  runtimeClassName: nvidia\n  containers:\n  - name: cuda\n",
     "        - --device-list-strategy=cdi-cri\n",
+    "  cdi:\n    enabled: true\n",
+    "        - name: NVIDIA_RUNTIME_SET_AS_DEFAULT\n          value: \"false\"\n",
     '  deviceListStrategy:\n  - "cdi-annotations"\n',
 ])
 def test_no_default_runtime_reading_when_runc_default_is_fine(extra: str) -> None:

@@ -325,13 +325,22 @@ _DEFAULT_RUNTIME = re.compile(r"^[ \t]*default_runtime_name[ \t]*=[ \t]*[\"']([^
                               re.M)
 _ASKS_CLASS = re.compile(r"[\"']?runtimeclassname[\"']?[ \t]*:[ \t]*[\"']?nvidia")
 _CDI_STRATEGY = re.compile(r"device[_-]?list[_-]?strategy\W{0,12}(?:[\w-]+\W{1,4}){0,3}cdi-")
+# The operator's toolkit installs its runtime under /usr/local/nvidia/toolkit and leaves runc
+# the default exactly when CDI is on (``NVIDIA_RUNTIME_SET_AS_DEFAULT=false`` with
+# ``CDI_ENABLED=true``, NVIDIA/gpu-operator@v25.10.1:controllers/object_controls.go), giving
+# its operands ``runtimeClassName: nvidia``: runc as the default there is the healthy CDI shape.
+_OPERATOR_CDI = re.compile(r"/usr/local/nvidia/toolkit/nvidia-container-runtime|"
+                           r"cdi:\s*\n\s*enabled:\s*true|"
+                           r"cdi_enabled(?:\W{1,6}|\W{1,30}value\W{1,4})true|"
+                           r"nvidia_runtime_set_as_default(?:\W{1,6}|\W{1,30}value\W{1,4})false")
 _RUNTIME_TABLE = re.compile(r"runtimes\.(\"?)([\w.-]+)\1\]")
 
 
 def containerd_default_runtime(text: str) -> list[CauseScore]:
     """GX514: containerd's ``default_runtime_name`` is not ``nvidia`` and nothing in the paste
-    makes that fine (no pod asks for the nvidia RuntimeClass, the plugin lists no CDI devices),
-    so a pod without
+    makes that fine (no pod asks for the nvidia RuntimeClass, the plugin lists no CDI devices,
+    the runtime is not the operator's, which keeps runc the default in CDI mode), so a pod
+    without
     ``runtimeClassName`` — the device plugin's included — runs under runc with no driver
     libraries. The line ``triage`` asks for when the plugin sees no NVML (``CAUSES``:
     runtime-not-default); a vote: the pod's runtimeClassName tells. A config whose runtimes
@@ -340,7 +349,8 @@ def containerd_default_runtime(text: str) -> list[CauseScore]:
     if "default_runtime_name" not in low:
         return []
     names = [m.group(1).strip() for m in _DEFAULT_RUNTIME.finditer(low)]
-    if not names or "nvidia" in names or _ASKS_CLASS.search(low) or _CDI_STRATEGY.search(low):
+    if not names or "nvidia" in names or _ASKS_CLASS.search(low) or _CDI_STRATEGY.search(low) \
+            or _OPERATOR_CDI.search(low):
         return []
     tables = {m.group(2) for m in _RUNTIME_TABLE.finditer(low)}
     if tables and not any(t.startswith("nvidia") for t in tables):
