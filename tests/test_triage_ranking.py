@@ -580,3 +580,15 @@ def test_no_minor_number_from_nvml_is_the_wsl2_platform_only_when_not_supported(
     assert (top == "GX409") == (code == "GX409")
     if code:
         assert r.decided
+
+
+@pytest.mark.parametrize("init_pci,unhealthy", [("000f:01:00.0", False), ("0000:3b:00.0", True)])
+def test_an_xid_of_a_gpu_that_never_initialised_is_no_unhealthy_device(
+        init_pci: str, unhealthy: bool) -> None:
+    # NVIDIA/open-gpu-kernel-modules osinit.c prints both; the plugin's health check watches
+    # only the devices NVML enumerated (NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/health.go)
+    text = ("NVRM: Xid (PCI:000f:01:00): 169, fd8cd000 94000000\n"
+            f"NVRM: GPU {init_pci}: RmInitAdapter failed! (0x62:0x1a:2631)\n")
+    codes = _codes(text)
+    assert ("GX203" in codes) == unhealthy, codes
+    assert {"GX505", "GX403"} <= set(codes)

@@ -614,3 +614,33 @@ def test_a_toolkit_release_with_a_start_failure_fixed_later(shown: str) -> None:
 ])
 def test_a_toolkit_release_without_a_known_start_failure_votes_nothing(shown: str) -> None:
     assert "reading:toolkit-release-fixed-later" not in _readings(shown)
+
+
+# ----- the GPU working in a container ctr started outside the CRI plugin (GX512/GX514/GX301) --
+SMI_TABLE = ("Tue May  9 04:45:13 2023\n"
+             "+---------------------------------------------------------------------------+\n"
+             "| NVIDIA-SMI 530.30.02              Driver Version: 530.30.02    CUDA Version: "
+             "12.1     |\n"
+             "|   0  NVIDIA GeForce RTX 2080 Ti      On | 00000000:01:00.0 Off |        N/A |\n")
+
+
+@pytest.mark.parametrize("cmd", [
+    "# ctr run --rm -t --runc-binary=/usr/bin/nvidia-container-runtime --env "
+    "NVIDIA_VISIBLE_DEVICES=all docker.io/nvidia/cuda:12.1.0-base-ubuntu22.04 t nvidia-smi",
+    "$ sudo ctr run --rm --gpus 0 -t docker.io/nvidia/cuda:12.1.0-base-ubuntu22.04 t nvidia-smi",
+])
+def test_the_gpu_working_under_ctr_points_at_the_cri_config(cmd: str) -> None:
+    r = triage([("paste", f"{cmd}\n{SMI_TABLE}")])
+    assert {c.cause.code for c in r.causes[:3]} == {"GX301", "GX512", "GX514"}
+    assert not r.decided
+
+
+@pytest.mark.parametrize("after", [
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n",
+    "",
+])
+def test_no_outside_cri_reading_when_nvidia_smi_does_not_answer(after: str) -> None:
+    cmd = "$ sudo ctr run --rm --gpus 0 -t docker.io/nvidia/cuda:12.1.0-base t nvidia-smi\n"
+    assert "reading:gpu-works-outside-cri" not in _readings(cmd + after)
+    # nor for an answering nvidia-smi on the host, with no ctr run before it
+    assert "reading:gpu-works-outside-cri" not in _readings("$ nvidia-smi\n" + SMI_TABLE)

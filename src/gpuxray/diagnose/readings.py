@@ -360,6 +360,33 @@ def containerd_default_runtime(text: str) -> list[CauseScore]:
                  "without runtimeClassName nvidia runs under it")]
 
 
+# ``ctr run`` drives containerd's task API directly: ``--runc-binary`` names the runtime binary
+# and ``--gpus`` has ctr call libnvidia-container itself (containerd/containerd@v1.7.27:
+# cmd/ctr/commands/run/run_unix.go, ``WithGPUs``), neither through the CRI plugin's runtimes.
+# nvidia-smi answering in such a container proves the driver, the toolkit's runtime and its
+# hook; what a pod lacks then is in the CRI configuration (seed §5).
+_CTR_RUN = re.compile(r"\bctr\b.{0,120}\brun\b.{0,400}(?:--runc-binary[= ]\S*nvidia-container-"
+                      r"runtime|--gpus[= ]\S+)")
+_SMI_ANSWERS = re.compile(r"nvidia-smi \d+\.\d+.{0,40}driver version: \d+")
+
+
+def gpu_works_outside_cri(text: str) -> list[CauseScore]:
+    """GX512/GX514/GX301: a ``ctr run`` with the nvidia runtime or ``--gpus`` whose nvidia-smi
+    answers, in a paste about pods without a GPU: the node's stack works below the CRI, so the
+    CRI config is where the nvidia runtime is missing, not default, or not the file containerd
+    reads (votes, equal: the config dump tells which)."""
+    low = text[:MAX_TEXT].lower()
+    if "ctr" not in low or "nvidia-smi" not in low:
+        return []
+    for m in _CTR_RUN.finditer(low):
+        if _SMI_ANSWERS.search(low, m.end(), m.end() + 6000):
+            line = "nvidia-smi answers in a container ctr started outside the CRI plugin"
+            return [vote(cid, 1.0, "gpu-works-outside-cri", line)
+                    for cid in ("runtime-config-not-read", "runtime-not-default",
+                                "handler-missing")]
+    return []
+
+
 def toolkit_release_fix(text: str) -> list[CauseScore]:
     """GX307: the paste shows a toolkit release whose own changelog says containers could fail
     to start in it (``knowledge.toolkit_releases``): a vote naming the release with the fix,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuxray.checks.engine import run_all
@@ -30,6 +30,7 @@ from gpuxray.diagnose.readings import (
     containerd_default_runtime,
     distro_rendered_config,
     gpu_columns,
+    gpu_works_outside_cri,
     plugin_works_by_hand,
     readings,
     rhel_release_mismatch,
@@ -865,6 +866,28 @@ def unwrap(text: str) -> str:
     return _LOG_HEADER.sub("", text) if (":" in text or "[" in text) else text
 
 
+_PCI = re.compile(r"\b([0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2})(?:\.\d)?\b")
+
+
+def xids_of_uninitialised_gpus(matches: list[Match]) -> list[Match]:
+    """An Xid on a GPU whose ``RmInitAdapter failed`` in the same paste is no device the plugin
+    marked unhealthy: a GPU that never initialised is not enumerated by NVML, so the plugin
+    never listed it (NVIDIA/k8s-device-plugin@v0.17.0:internal/rm/health.go watches the
+    devices it serves). Such an Xid keeps its own vote and loses the allocation one."""
+    failed = {p for m in matches if m.signature.id == "nvrm-init-adapter"
+              for p in _PCI.findall(m.line.lower())}
+    if not failed:
+        return matches
+    out: list[Match] = []
+    for m in matches:
+        if m.signature.id == "xid-kernel" and set(_PCI.findall(m.line.lower())) & failed:
+            sig = replace(m.signature, votes=tuple(v for v in m.signature.votes
+                                                   if v[0] != "unhealthy"))
+            m = Match(sig, m.line, m.lineno, m.origin)
+        out.append(m)
+    return out
+
+
 def triage(texts: Iterable[tuple[str, str]],
            skipped: Iterable[tuple[str, str]] = ()) -> TriageResult:
     """Rank causes for ``(name, text)`` inputs; findings for the top cause(s) and every cause
@@ -883,6 +906,7 @@ def triage(texts: Iterable[tuple[str, str]],
         split = unwrap("\n".join(clean_lines(text.splitlines()))).splitlines()
         lines += len(split)
         matches.extend(matcher.scan(split, name))
+    matches = xids_of_uninitialised_gpus(matches)
     evidence = paste_evidence(inputs)
     checked = run_all(evidence.snapshot) + node_arithmetic(evidence.snapshot) + \
         plugin_configs(evidence.plugin_configs)
@@ -903,7 +927,7 @@ def triage(texts: Iterable[tuple[str, str]],
              + gpu_columns(unwrap(text)) + distro_rendered_config(text)
              + rhel_release_mismatch(text)
              + plugin_works_by_hand(text) + containerd_default_runtime(text)
-             + toolkit_release_fix(text)]
+             + toolkit_release_fix(text) + gpu_works_outside_cri(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
                     + nodes_without_gpu_resource(evidence.snapshot, joined)

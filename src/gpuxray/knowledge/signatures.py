@@ -245,6 +245,12 @@ CAUSES: tuple[Cause, ...] = (
           "after; nothing restarts it)",
           "the plugin pods' start time vs the ConfigMap's last change (`kubectl -n gpu-operator "
           "get pods -l app=nvidia-device-plugin-daemonset -o wide`), then a rollout restart"),
+    Cause("operator-reconcile", "GX410",
+          "the operator's ClusterPolicy controller stops before it finishes (a panic in a "
+          "reconcile step): the ClusterPolicy never becomes ready and later states are never "
+          "deployed",
+          "`kubectl -n gpu-operator logs deploy/gpu-operator | grep -i -e 'observed a panic' -e "
+          "'reconciler error'` and `kubectl get clusterpolicy -o jsonpath='{.items[0].status}'`"),
     Cause("unsupported-stack", "GX409",
           "the platform is outside what the component supports (a Jetson/Tegra iGPU in CSV "
           "mode: DCGM and the operator's operands do not run there; a GPU not on the list)",
@@ -687,13 +693,22 @@ SIGNATURES: tuple[Signature, ...] = (
                  _x('level=error msg="Ignoring error: error generating CDI specification: '
                     'failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND"',
                     CTK + "cmd/nvidia-ctk-installer/toolkit/toolkit.go"))),
-    # the validator's plugin stage gave up: the node never advertised a GPU resource
-    _s("validator-no-gpu-resource", "gpu resources are not discovered|allocatable gpu resource",
+    # the validator's plugin stage gave up, or is still retrying long after a plugin would have
+    # registered (30 tries 5 s apart, each logging "GPU resources are not yet discovered by the
+    # node, retry: %d"; the first few are a normal start, from the tenth on, 50 s have passed):
+    # the node has not advertised a GPU resource
+    _s("validator-no-gpu-resource",
+       "gpu resources are not discovered|gpu resources are not yet discovered|"
+       "allocatable gpu resource",
        r"gpu resources are not discovered by the node|"
+       r"gpu resources are not yet discovered by the node, retry: [1-9]\d|"
        r"unable to find any allocatable gpu resource",
        {"not-advertised": 3.0, "unhealthy": 1.0}, (LOG, VALIDATOR),
        examples=(_x('level=info msg="Error: error validating plugin installation: GPU resources '
                     'are not discovered by the node"',
+                    "NVIDIA/gpu-operator@v25.10.1:cmd/nvidia-validator/main.go"),
+                 _x('time="2023-02-08T14:19:01Z" level=info msg="GPU resources are not yet '
+                    'discovered by the node, retry: 24"',
                     "NVIDIA/gpu-operator@v25.10.1:cmd/nvidia-validator/main.go"),
                  _x("error validating cuda workload: unable to find any allocatable GPU resource",
                     "NVIDIA/gpu-operator@v25.10.1:cmd/nvidia-validator/main.go"))),
@@ -2219,6 +2234,19 @@ SIGNATURES: tuple[Signature, ...] = (
                     '"PodSecurityPolicy" in version "policy/v1beta1"',
                     "kubernetes/kubernetes@v1.25.0:staging/src/k8s.io/apimachinery/pkg/api/meta/"
                     "errors.go"))),
+    # controller-runtime recovers a panic in a reconcile and logs it through apimachinery's
+    # HandleCrash ("Observed a panic", k8s.io/apimachinery@v0.31.2:pkg/util/runtime/runtime.go;
+    # "Observed a panic: %#v (%v)" before, @v0.27.4), with the controller's name beside it: the
+    # operator's ClusterPolicy reconcile never reaches the states after the failing step
+    _s("operator-reconcile-panic", "observed a panic",
+       r"observed a panic.{0,200}clusterpolicy-controller|"
+       r"clusterpolicy-controller.{0,200}observed a panic",
+       {"operator-reconcile": 3.0}, (LOG,), True,
+       examples=(_x('{"level":"error","ts":1777323915.0647726,"msg":"Observed a panic",'
+                    '"controller":"clusterpolicy-controller","object":{"name":"cluster-policy"},'
+                    '"namespace":"","name":"cluster-policy","panic":"runtime error: invalid '
+                    'memory address or nil pointer dereference"}',
+                    GH + "NVIDIA/gpu-operator/issues/2398"),)),
     # the operator deriving the node's OS major version from os-release's VERSION_ID (the
     # driver image tag) and failing to parse it: an OS release this operator cannot handle
     _s("operator-os-version-unparsed", "error processing os major version",
@@ -2879,8 +2907,11 @@ COMPONENTS: tuple[Component, ...] = (
               r"configuring the following firmware search path in|"
               r"unloading nvidia driver kernel modules\.\.\.|unmounting nvidia driver rootfs\.\.\.",
               # its pod and container names, and the volumes only its DaemonSet mounts
+              # (and GKE's own driver DaemonSet, the same role without the operator:
+              # GoogleCloudPlatform/container-engine-accelerators@feb27ef3:
+              # nvidia-driver-installer/cos/daemonset-preloaded.yaml)
               r"nvidia-driver-ctr|nvidia-driver-daemonset|k8s-driver-manager|"
-              r"mlnx-ofed-usr-src|run-mellanox-drivers|nv-firmware",
+              r"mlnx-ofed-usr-src|run-mellanox-drivers|nv-firmware|nvidia-driver-installer",
               r"done, now waiting for signal|userspace-only install complete",
               # seed §1's component table: the driver's failures include nouveau holding the GPU
               (("kernel-headers", 0.4), ("precompiled-kernel", 0.35),
