@@ -644,3 +644,68 @@ def test_no_outside_cri_reading_when_nvidia_smi_does_not_answer(after: str) -> N
     assert "reading:gpu-works-outside-cri" not in _readings(cmd + after)
     # nor for an answering nvidia-smi on the host, with no ctr run before it
     assert "reading:gpu-works-outside-cri" not in _readings("$ nvidia-smi\n" + SMI_TABLE)
+
+
+def _pod_with(limit: object, kind: str = "Pod") -> str:
+    ctr = {"name": "train", "image": "cuda:12", "resources": {"limits": {"nvidia.com/gpu": limit}}}
+    spec = {"containers": [ctr]}
+    if kind == "Pod":
+        return yaml.safe_dump({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                               "spec": spec})
+    # a controller's template, a level deeper (Volcano's tasks[].template, a Job's template)
+    return yaml.safe_dump({"apiVersion": "batch.volcano.sh/v1alpha1", "kind": kind,
+                           "metadata": {"name": "j"},
+                           "spec": {"tasks": [{"name": "t", "template": {"spec": spec}}]}})
+
+
+@pytest.mark.parametrize("limit", [0.5, "0.5", "500m", 1.25])
+@pytest.mark.parametrize("kind", ["Pod", "Job"])
+def test_a_fractional_gpu_request_is_an_invalid_request(limit: object, kind: str) -> None:
+    assert "reading:fractional-gpu-request" in _readings(_pod_with(limit, kind))
+    assert _codes(_pod_with(limit, kind))[0] == "GX103"
+
+
+@pytest.mark.parametrize("limit", [1, "2", 1.0, "1000m"])
+def test_a_whole_gpu_request_is_no_fractional_request(limit: object) -> None:
+    assert "reading:fractional-gpu-request" not in _readings(_pod_with(limit))
+
+
+PLUGIN_NO_LIB = ("E0801 15:26:24.781000       1 main.go:132] error starting plugins: error "
+                 "creating plugin manager: unable to create plugin manager: nvml init failed: "
+                 "ERROR_LIBRARY_NOT_FOUND\n")
+
+
+def test_the_plugin_under_the_nvidia_runtime_class_is_not_gx514() -> None:
+    """The plugin's chart installed with runtimeClassName=nvidia: the runtime saw the pod, so
+    GX514 (started under runc) is ruled out and the unhonoured envvar (GX303) is voted."""
+    alone = _codes(PLUGIN_NO_LIB)
+    assert alone[0] == "GX514"
+    helm = ("$ helm upgrade --install nvdp nvdp/nvidia-device-plugin --version 0.16.2 "
+            "--set runtimeClassName=nvidia\n")
+    shown = triage([("paste", helm + PLUGIN_NO_LIB)])
+    codes = [c.cause.code for c in shown.causes]
+    assert codes[0] != "GX514" and "GX303" in codes[:3]
+    gx514 = next(c for c in shown.causes if c.cause.code == "GX514")
+    assert "ruled:nvidia-runtime-shown" in gx514.signatures and not gx514.deciding
+
+
+DAEMON_JSON = '{\n  "default-runtime": "nvidia",\n  "runtimes": {"nvidia": {"path": ' \
+              '"nvidia-container-runtime", "runtimeArgs": []}}\n}\n'
+
+
+def test_docker_default_runtime_rules_gx514_out_only_where_kubelet_runs_docker() -> None:
+    """Docker's default-runtime reaches pods only through Docker (k3s --docker); on a node
+    whose kubelet runs containerd, GX514 stays first."""
+    on_containerd = _codes(DAEMON_JSON + PLUGIN_NO_LIB)
+    assert on_containerd[0] == "GX514"
+    on_docker = _codes("$ curl -sfL https://get.k3s.io | sh -s - --docker\n" + DAEMON_JSON
+                       + PLUGIN_NO_LIB)
+    assert on_docker[0] != "GX514"
+
+
+def test_cuda_initialization_error_points_at_a_mig_gpu_given_whole() -> None:
+    line = ("[Vector addition of 50000 elements] Failed to allocate vector A (error code "
+            "initialization error)!\n")
+    r = triage([("paste", line)])
+    assert [c.cause.code for c in r.causes][:2] == ["GX419", "GX311"]
+    assert not r.decided

@@ -179,6 +179,39 @@ def split_pod_request(docs: list[Any]) -> list[CauseScore]:
     return []
 
 
+_FRACTION = re.compile(r"\d*\.\d+|\d+m")
+
+
+def _non_integer(q: Any) -> bool:
+    """A quantity that is not a whole number: ``0.5`` (YAML float), ``"0.5"``, ``"500m"``."""
+    if isinstance(q, bool):
+        return False
+    if isinstance(q, float):
+        return not q.is_integer()
+    if isinstance(q, str) and _FRACTION.fullmatch(q.strip()):
+        v = q.strip()
+        return int(v[:-1]) % 1000 != 0 if v.endswith("m") else not float(v).is_integer()
+    return False
+
+
+def fractional_gpu_request(docs: list[Any]) -> list[CauseScore]:
+    """GX103: a manifest (a pod, or any controller's pod template, a Volcano or Kubeflow job's
+    included) whose ``limits``/``requests`` give an ``nvidia.com/*`` resource a fraction. An
+    extended resource must be a whole number: the apiserver refuses the pod
+    (kubernetes/kubernetes@v1.34.0:pkg/apis/core/validation/validation.go
+    ``ValidateResourceRequirements``, "must be an integer"), however the request was meant to
+    share a GPU (seed §6: sharing is time-slicing or MIG replicas, never a fraction)."""
+    for doc in docs:
+        for key, value, _parent in _walk(doc):
+            if key not in ("limits", "requests") or not isinstance(value, dict):
+                continue
+            for name, q in value.items():
+                if str(name).startswith("nvidia.com/") and _non_integer(q):
+                    return [vote("request-invalid", 2.0, "fractional-gpu-request",
+                                 f"{key} {name}: {q} is not a whole number")]
+    return []
+
+
 def cri_dropin(parts: list[tuple[str, Part]]) -> list[CauseScore]:
     """GX501: a pasted containerd file that is a drop-in (not the root config: no ``version``,
     no imports, a name other than config.toml) and writes tables of the CRI plugin without the
@@ -358,6 +391,53 @@ def containerd_default_runtime(text: str) -> list[CauseScore]:
     return [vote("runtime-not-default", 1.0, "containerd-default-runtime",
                  f"containerd's default_runtime_name is {names[0] or 'unset (runc)'}: a pod "
                  "without runtimeClassName nvidia runs under it")]
+
+
+# The paste shows the plugin's pods started under the nvidia runtime: Docker's or containerd's
+# default is ``nvidia``, or the plugin's chart is installed with ``runtimeClassName=nvidia``
+# (NVIDIA/k8s-device-plugin@v0.17.0:deployments/helm/nvidia-device-plugin/values.yaml
+# ``runtimeClassName``). A workload's own ``runtimeClassName`` says nothing of the plugin's pod.
+_NVIDIA_RUNTIME_SHOWN = re.compile(
+    r"^[ \t]*default_runtime_name[ \t]*=[ \t]*[\"']nvidia[\"']|"
+    r"--set[ =][\"']?runtimeclassname=[\"']?nvidia\b", re.M)
+_PLUGIN_NO_NVML_LIB = re.compile(r"nvml init failed: error_library_not_found|"
+                                 r"could not load nvml library")
+
+
+# Docker's ``default-runtime`` reaches pods only where kubelet runs them through Docker (k3s
+# ``--docker``, dockershim's ``--container-runtime=docker``, cri-dockerd, a node whose runtime
+# version reads ``docker://``); under containerd it applies to nothing kubelet starts.
+_DOCKER_DEFAULT_NVIDIA = re.compile(r"\"default-runtime\"[ \t]*:[ \t]*\"nvidia\"")
+_KUBELET_ON_DOCKER = re.compile(r"(?:^|[ \t])--docker\b|--container-runtime[= ]docker\b|"
+                                r"cri-dockerd|dockershim|container runtime version:[ \t]*docker://")
+
+
+def nvidia_runtime_shown(text: str) -> str | None:
+    """The line that shows the device plugin's pods run under the nvidia runtime, which rules
+    out GX514 (``runtime-not-default``: the plugin started under runc), or None."""
+    low = text[:MAX_TEXT].lower()
+    m = _NVIDIA_RUNTIME_SHOWN.search(low)
+    if m is None and _KUBELET_ON_DOCKER.search(low):
+        m = _DOCKER_DEFAULT_NVIDIA.search(low)
+    return m.group(0) if m else None
+
+
+def plugin_envvar_ignored(text: str) -> list[CauseScore]:
+    """GX303: the plugin finds no NVML library although the paste shows it runs under the
+    nvidia runtime. The runtime then saw the container and injected nothing: the plugin asks
+    for the driver only through ``NVIDIA_VISIBLE_DEVICES=all`` in its env, which the toolkit
+    ignores for a container it counts as unprivileged (no CAP_SYS_ADMIN) when
+    ``accept-nvidia-visible-devices-envvar-when-unprivileged = false``
+    (NVIDIA/nvidia-container-toolkit@v1.17.0:internal/config/image/cuda_image.go
+    ``VisibleDevicesFromEnvVar``; cmd/nvidia-container-runtime-hook/main.go). A vote: a
+    driver root the plugin cannot see (GX304) gives the same line."""
+    shown = nvidia_runtime_shown(text)
+    low = text[:MAX_TEXT].lower()
+    if shown is None or not _PLUGIN_NO_NVML_LIB.search(low):
+        return []
+    return [vote("envvar-ignored", 1.0, "plugin-envvar-ignored",
+                 f"the plugin runs under the nvidia runtime ({shown}) yet loads no NVML "
+                 "library: its NVIDIA_VISIBLE_DEVICES was not honoured")]
 
 
 # ``ctr run`` drives containerd's task API directly: ``--runc-binary`` names the runtime binary
@@ -630,4 +710,5 @@ def readings(parts: list[tuple[str, Part]]) -> list[CauseScore]:
             docs.extend(_docs(part.text))
     return [*nfd_label_fields(docs), *operand_tolerations(docs), *split_pod_request(docs),
             *docker_default_runtime(docs), *envvar_without_limits(docs), *cri_dropin(parts),
-            *toolkit_default_in_rendered_file(docs), *resources_without_gpu(docs)]
+            *toolkit_default_in_rendered_file(docs), *resources_without_gpu(docs),
+            *fractional_gpu_request(docs)]

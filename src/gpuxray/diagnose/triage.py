@@ -31,6 +31,8 @@ from gpuxray.diagnose.readings import (
     distro_rendered_config,
     gpu_columns,
     gpu_works_outside_cri,
+    nvidia_runtime_shown,
+    plugin_envvar_ignored,
     plugin_works_by_hand,
     readings,
     rhel_release_mismatch,
@@ -684,6 +686,10 @@ def order_by_chain(ranked: list[CauseScore],
     return _sorted(list(by_id.values()))
 
 
+#: what is left of a cause's score when the paste's own structure rules it out (a line that
+#: shows the opposite), kept so the cause is still listed with the lines that pointed at it
+RULED_SHARE = 0.25
+
 ROOT_MARGIN = 0.01  # a host-state root ranks just above the driver cause it explains
 
 
@@ -927,7 +933,8 @@ def triage(texts: Iterable[tuple[str, str]],
              + gpu_columns(unwrap(text)) + distro_rendered_config(text)
              + rhel_release_mismatch(text)
              + plugin_works_by_hand(text) + containerd_default_runtime(text)
-             + toolkit_release_fix(text) + gpu_works_outside_cri(text)]
+             + toolkit_release_fix(text) + gpu_works_outside_cri(text)
+             + plugin_envvar_ignored(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
                     + nodes_without_gpu_resource(evidence.snapshot, joined)
@@ -937,6 +944,14 @@ def triage(texts: Iterable[tuple[str, str]],
                     + applied_configs(evidence.plugin_configs))
     ranked = _merge(ranked, component_failures(joined, matches))
     ruled = ruled_out(matches)
+    shown = nvidia_runtime_shown(joined)
+    if shown is not None:  # the plugin's pods run under the nvidia runtime: not GX514
+        ruled.add("runtime-not-default")
+        for cs in ranked:
+            if cs.cause.id == "runtime-not-default" and not any(
+                    sg.startswith("reading:") for sg in cs.signatures):
+                cs.score *= RULED_SHARE
+                cs.signatures.append("ruled:nvidia-runtime-shown")
     ranked = host_state_first(order_by_chain(ranked, ruled))
     ranked = _sorted(ranked + component_priors(joined, ranked))
     for cs in ranked:  # a line that rules a cause out also takes a check's "decided" away

@@ -144,6 +144,11 @@ CAUSES: tuple[Cause, ...] = (
           "old a branch)",
           "`lspci -nn | grep -i nvidia` vs the driver's supported-GPU list, and the "
           "ClusterPolicy driver.kernelModuleType"),
+    Cause("driver-install-leftover", "GX403",
+          "an earlier driver install left its module files on the host, so the driver "
+          "container's reinstall (--kernel-modules-only) stops before it builds anything",
+          "`ls /lib/modules/$(uname -r)/kernel/drivers/video/` on the node and the driver "
+          "container's log from its first start"),
     Cause("driver-in-use", "GX418",
           "the driver container cannot unload the NVIDIA modules: a host driver or a GPU client "
           "holds them",
@@ -1046,6 +1051,15 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("Failed to allocate device vector A (error code CUDA driver version is "
                     "insufficient for CUDA runtime version)!",
                     "NVIDIA/cuda-samples@v12.4:Samples/0_Introduction/vectorAdd/vectorAdd.cu"),)),
+    # the CUDA runtime's cudaErrorInitializationError in the validator's vectorAdd (or any CUDA
+    # program): a GPU in MIG mode handed to the container whole, with no MIG device in it (MIG
+    # strategy none over MIG-enabled GPUs: CUDA cannot create a context on the parent GPU,
+    # wilicc/gpu-burn#122), and also a driver too old for the program's CUDA; a vote for both
+    _s("cuda-initialization-error", "initialization error",
+       r"\(error code initialization error\)|cudaerrorinitializationerror",
+       {"mig-strategy": 1.0, "cuda-requirement": 0.75}, (LOG, STATUS),
+       examples=(_x("[Vector addition of 50000 elements] Failed to allocate vector A (error code "
+                    "initialization error)!", GH + "NVIDIA/gpu-operator/issues/382"),)),
     # a framework's allocation failing for lack of GPU memory: on a shared GPU, the other
     # replicas' pods hold it (time-slicing isolates no memory); a weak vote, never deciding
     _s("cuda-out-of-memory", "out of memory",
@@ -1561,6 +1575,15 @@ SIGNATURES: tuple[Signature, ...] = (
                     "NVIDIA/nvidia-installer@418.56:kernel.c"),
                  _x("WARNING: An NVIDIA kernel module 'nvidia' appears to be already loaded in "
                     "your kernel.", INST + "kernel.c"))),
+    # nvidia-installer --kernel-modules-only (what the driver container runs) finding a module
+    # file its own earlier install registered: a restarted driver container whose cleanup
+    # missed the previous install's files (NVIDIA/gpu-driver-container#1)
+    _s("installer-file-exists", "already exists as part of this driver installation",
+       r"the file '[^']+' already exists as part of this driver installation",
+       {"driver-install-leftover": 4.0}, (LOG,), True,
+       examples=(_x("ERROR: The file '/lib/modules/5.19.0-32-generic/kernel/drivers/video/"
+                    "nvidia.ko' already exists as part of this driver installation.",
+                    INST + "command-list.c"),)),
     # k8s-driver-manager (the driver pod's init container) preparing the node: nouveau it cannot
     # unload, NVIDIA modules it cannot remove while GPU clients hold them
     _s("driver-manager-nouveau", "unload nouveau driver",
