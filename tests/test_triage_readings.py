@@ -709,3 +709,30 @@ def test_cuda_initialization_error_points_at_a_mig_gpu_given_whole() -> None:
     r = triage([("paste", line)])
     assert [c.cause.code for c in r.causes][:2] == ["GX419", "GX311"]
     assert not r.decided
+
+
+SMI_HEADER = "| NVIDIA-SMI {v}    Driver Version: {v}    CUDA Version: 12.0     |\n"
+
+
+@pytest.mark.parametrize(("gpu", "driver", "fires"), [
+    ("Tesla K80", "525.60.13", True),    # Kepler's last branch is R470
+    ("Tesla K80", "470.199.02", False),
+    ("Tesla V100-SXM2-16GB", "535.104.05", False),  # Volta's last branch is R580
+    ("Tesla V100-SXM2-16GB", "590.44.01", True),
+    ("NVIDIA A100-SXM4-40GB", "590.44.01", False),
+])
+def test_a_driver_newer_than_the_gpus_last_branch(gpu: str, driver: str, fires: bool) -> None:
+    text = SMI_HEADER.format(v=driver) + f"|   0  {gpu}          On   | 00000000:00:1E.0 Off |\n"
+    assert ("reading:driver-drops-gpu" in _readings(text)) is fires
+
+
+@pytest.mark.parametrize(("where", "fires"), [
+    ("  machineType: p2.xlarge\n", True),
+    ("node.kubernetes.io/instance-type=Standard_NC6\n", True),
+    ("node.kubernetes.io/instance-type=Standard_NC6s_v3\n", False),  # V100: R580 still drives it
+    ("  machineType: g4dn.xlarge\n", False),
+])
+def test_a_kepler_instance_type_without_a_driver_shown(where: str, fires: bool) -> None:
+    assert ("reading:driver-drops-gpu" in _readings(where)) is fires
+    if fires:
+        assert _codes(where)[0] == "GX416"

@@ -23,6 +23,12 @@ import yaml
 from gpuxray.engines.signatures import CauseScore
 from gpuxray.errors import InputError
 from gpuxray.knowledge.distributions import DISTRIBUTIONS
+from gpuxray.knowledge.gpu_generations import (
+    GENERATIONS,
+    INSTANCE_FAMILIES,
+    KEPLER_LAST,
+    generation_of,
+)
 from gpuxray.knowledge.signatures import CAUSE_BY_ID
 from gpuxray.knowledge.toolkit_releases import TOOLKIT_START_FIXES
 from gpuxray.sources.decode import yaml_docs
@@ -698,6 +704,45 @@ def rhel_release_mismatch(text: str) -> list[CauseScore]:
             return [vote("driver-os-mismatch", 2.0, "rhel-release-mismatch",
                          f"dnf pinned to release {rel.group('major')}.{rel.group('minor')} asks "
                          f"for {k.group(0)} (release {k.group('major')}.{k.group('minor')})")]
+    return []
+
+
+# A driver branch as the paste shows it: nvidia-smi's header, a driver version setting (the
+# ClusterPolicy's or a values file's ``version:``, kops' ``nvidiaGPU.driverPackage``), the
+# installer's .run file, a distribution's driver package.
+_DRIVER_BRANCH = re.compile(
+    r"driver version:?\s*(\d{3})\.\d+|nvidia-linux-\w+-(\d{3})\.\d+|"
+    r"nvidia-(?:driver|headless|utils|kernel-source|dkms|tesla)-(\d{3})\b|"
+    r"\bdriver(?:package|_version|version)?\W{1,4}(?:version\W{1,4})?\"?(\d{3})\.\d+\.\d+", re.I)
+
+
+def driver_drops_gpu(text: str) -> list[CauseScore]:
+    """GX416: the paste names a GPU of a generation whose last driver branch is older than every
+    driver the paste shows (a K80 with R525), or, with no driver shown, a Kepler GPU or
+    instance type: every driver an installer picks today is newer than R470, Kepler's last
+    branch (``knowledge.gpu_generations``). A vote: a paste rarely shows which node ran which
+    driver."""
+    low = text[:MAX_TEXT]
+    named = [(fam.gpu, m.group(0)) for fam in INSTANCE_FAMILIES
+             if (m := fam.pattern.search(low))]
+    named += [(m.group(0), m.group(0)) for gen in GENERATIONS
+              if (m := gen.products.search(low))]
+    if not named:
+        return []
+    branches = [int(next(g for g in m.groups() if g)) for m in _DRIVER_BRANCH.finditer(low)]
+    for gpu, where in named:
+        gen = generation_of(gpu)
+        if gen is None:
+            continue
+        if branches:
+            if min(branches) > gen.last_branch:
+                return [vote("gpu-unsupported", 2.0, "driver-drops-gpu",
+                             f"{where}: a {gen.name} GPU, whose last driver branch is "
+                             f"R{gen.last_branch}, with driver R{max(branches)}")]
+        elif gen.last_branch <= KEPLER_LAST:
+            return [vote("gpu-unsupported", 1.0, "driver-drops-gpu",
+                         f"{where}: a {gen.name} GPU; no driver newer than "
+                         f"R{gen.last_branch} drives it")]
     return []
 
 

@@ -29,6 +29,7 @@ from gpuxray.checks.engine import run_all
 from gpuxray.diagnose.readings import (
     containerd_default_runtime,
     distro_rendered_config,
+    driver_drops_gpu,
     gpu_columns,
     gpu_works_outside_cri,
     nvidia_runtime_shown,
@@ -934,7 +935,7 @@ def triage(texts: Iterable[tuple[str, str]],
              + rhel_release_mismatch(text)
              + plugin_works_by_hand(text) + containerd_default_runtime(text)
              + toolkit_release_fix(text) + gpu_works_outside_cri(text)
-             + plugin_envvar_ignored(text)]
+             + plugin_envvar_ignored(text) + driver_drops_gpu(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
                     + nodes_without_gpu_resource(evidence.snapshot, joined)
