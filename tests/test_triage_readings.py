@@ -689,17 +689,17 @@ def test_the_plugin_under_the_nvidia_runtime_class_is_not_gx514() -> None:
     assert "ruled:nvidia-runtime-shown" in gx514.signatures and not gx514.deciding
 
 
-DAEMON_JSON = '{\n  "default-runtime": "nvidia",\n  "runtimes": {"nvidia": {"path": ' \
-              '"nvidia-container-runtime", "runtimeArgs": []}}\n}\n'
+DAEMON_JSON_NVIDIA_DEFAULT = ('{\n  "default-runtime": "nvidia",\n  "runtimes": {"nvidia": '
+                              '{"path": "nvidia-container-runtime", "runtimeArgs": []}}\n}\n')
 
 
 def test_docker_default_runtime_rules_gx514_out_only_where_kubelet_runs_docker() -> None:
     """Docker's default-runtime reaches pods only through Docker (k3s --docker); on a node
     whose kubelet runs containerd, GX514 stays first."""
-    on_containerd = _codes(DAEMON_JSON + PLUGIN_NO_LIB)
+    on_containerd = _codes(DAEMON_JSON_NVIDIA_DEFAULT + PLUGIN_NO_LIB)
     assert on_containerd[0] == "GX514"
-    on_docker = _codes("$ curl -sfL https://get.k3s.io | sh -s - --docker\n" + DAEMON_JSON
-                       + PLUGIN_NO_LIB)
+    on_docker = _codes("$ curl -sfL https://get.k3s.io | sh -s - --docker\n"
+                       + DAEMON_JSON_NVIDIA_DEFAULT + PLUGIN_NO_LIB)
     assert on_docker[0] != "GX514"
 
 
