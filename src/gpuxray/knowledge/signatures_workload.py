@@ -224,6 +224,14 @@ WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
        {"envvar-ignored": 1.0, "runtime-not-default": 0.75}, _WORKLOAD, False,
        ('time=2024-10-15T09:18:18.299Z level=INFO source=gpu.go:347 msg="no compatible GPUs '
         'were discovered"', "ollama/ollama@v0.3.13:gpu/gpu.go")),
+    # Ollama's library search (debug level) finding no file of a GPU library: libcuda.so is the
+    # driver's, mounted only by the nvidia runtime, so a container that ran under runc (or asked
+    # for no GPU) finds none; a weak vote, the line repeats for each library it searches
+    _s("ollama-no-gpu-libraries", "discovered gpu libraries",
+       r"msg=\"?discovered gpu libraries\"? paths=\[\]",
+       {"runtime-not-default": 1.0, "envvar-ignored": 0.75}, _WORKLOAD, False,
+       ('time=2024-08-15T15:39:41.513Z level=DEBUG source=gpu.go:525 msg="discovered GPU '
+        'libraries" paths=[]', "ollama/ollama@v0.3.13:gpu/gpu.go")),
     # NVML's library missing as pynvml words NVML_ERROR_LIBRARY_NOT_FOUND (vLLM's platform
     # probe, gpustat and other Python tools): no driver user space in the container
     _s("pynvml-library-not-found", "nvml shared library not found",
