@@ -20,29 +20,31 @@ from triage_corpus import Case, cases
 
 DEV_TOP1_FLOOR = 0.90
 DEV_TOP3_FLOOR = 0.97
-HOLDOUT_TOP1_FLOOR = 0.64  # holdout 10 measured blind at 8c25611: 9/14 top-1, 9/14 top-3
-HOLDOUT_TOP3_FLOOR = 0.64
+HOLDOUT_TOP1_FLOOR = 0.62  # holdout 11 measured blind at 1cd68a9: 10/16 top-1, 10/16 top-3
+HOLDOUT_TOP3_FLOOR = 0.62
 # The collection round whose blind measurement the holdout floors come from. A holdout that holds
 # cases of a later round is still being collected: it is measured once, when its last cases land
 # (README.md, Rotation), and until then it is neither scored nor held to the older round's floors.
-HOLDOUT_MEASURED_ROUND = 10
+HOLDOUT_MEASURED_ROUND = 11
 # The cases that one blind measurement scored: a case of the same round landing after it waits,
 # unscored, for the next measurement (a floor set on some cases says nothing of others).
 HOLDOUT_MEASURED = frozenset({
-    "LocalAI-2117",
-    "gpu-driver-container-1",
-    "gpu-operator-1709",
-    "gpu-operator-382",
-    "gpu-operator-452",
-    "k8s-device-plugin-297",
-    "microk8s.io-559",
-    "notebooks-68",
-    "nvidia-container-toolkit-34",
-    "nvidia-container-toolkit-82",
-    "nvidia-docker-1243",
-    "nvidia-docker-1283",
-    "volcano-2473",
-    "volcano-822",
+    "ElasticFusion-Dockerfile-11",
+    "compliantkubernetes-apps-2473",
+    "dcgm-exporter-393",
+    "extensions-380",
+    "gcsfuse-1557",
+    "gpu-feature-discovery-47",
+    "gpu-operator-1374",
+    "gpu-operator-2433",
+    "gpu-operator-470",
+    "harvester-10707",
+    "nvidia-container-toolkit-293",
+    "nvidia-docker-106",
+    "nvidia-docker-1486",
+    "podman-23935",
+    "support-266",
+    "test-infra-5852",
 })
 
 
