@@ -19,7 +19,7 @@ from gpuxray.diagnose.triage import triage
 from triage_corpus import Case, cases
 
 DEV_TOP1_FLOOR = 0.90
-DEV_TOP3_FLOOR = 0.97
+DEV_TOP3_FLOOR = 0.96  # 0.97 before holdout 11 (5 undecidable blind misses) joined dev
 HOLDOUT_TOP1_FLOOR = 0.62  # holdout 11 measured blind at 1cd68a9: 10/16 top-1, 10/16 top-3
 HOLDOUT_TOP3_FLOOR = 0.62
 # The collection round whose blind measurement the holdout floors come from. A holdout that holds

@@ -736,3 +736,30 @@ def test_a_kepler_instance_type_without_a_driver_shown(where: str, fires: bool) 
     assert ("reading:driver-drops-gpu" in _readings(where)) is fires
     if fires:
         assert _codes(where)[0] == "GX416"
+
+
+TWINS = """    [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.nvidia]
+      runtime_type = 'io.containerd.runc.v2'
+      [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.nvidia.options]
+        BinaryName = '/usr/local/nvidia/toolkit/nvidia-container-runtime'
+        SystemdCgroup = true
+        binaryName = '{second}'
+    [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
+      runtime_type = 'io.containerd.runc.v2'
+"""
+
+
+def test_two_spellings_of_binary_name_in_the_nvidia_options() -> None:
+    """containerd's decoder keeps one of BinaryName/binaryName (the sorted re-encoding puts the
+    lowercase last): a runc there means the nvidia handler runs plain runc (GX307)."""
+    r = triage([("paste", TWINS.format(second="/usr/local/bin/runc"))])
+    top = r.causes[0]
+    assert top.cause.code == "GX307" and "reading:runtime-binary-twins" in top.signatures
+    assert any("/usr/local/bin/runc" in m for m in top.matched)
+
+
+def test_one_binary_name_or_twins_that_agree_vote_nothing() -> None:
+    same = TWINS.format(second="/usr/local/nvidia/toolkit/nvidia-container-runtime")
+    assert "reading:runtime-binary-twins" not in _readings(same)
+    single = "\n".join(ln for ln in TWINS.splitlines() if "binaryName" not in ln)
+    assert "reading:runtime-binary-twins" not in _readings(single)

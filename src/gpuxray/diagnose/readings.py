@@ -418,6 +418,50 @@ _KUBELET_ON_DOCKER = re.compile(r"(?:^|[ \t])--docker\b|--container-runtime[= ]d
                                 r"cri-dockerd|dockershim|container runtime version:[ \t]*docker://")
 
 
+# A containerd runtime's options table: the CRI plugin decodes it into runc's options struct by
+# re-encoding the map (keys sorted) and decoding it with go-toml, whose keys fall back to a
+# case-insensitive match and whose last key wins (containerd/containerd@v2.1.9:internal/cri/
+# config/config.go ``GenerateRuntimeOptions``; pelletier/go-toml v2 follows encoding/json here:
+# golang/go#11673). Two spellings of ``BinaryName`` therefore fight, and the sorted order puts
+# the lowercase one last: Kubespray wrote ``binaryName = runc`` beside the toolkit's
+# ``BinaryName`` (kubernetes-sigs/kubespray#12167), so the nvidia handler ran plain runc.
+_OPTIONS_HEADER = re.compile(r"^\s*\[[^\]\n]*runtimes\.['\"]?(nvidia[\w.-]*)['\"]?\.options\]\s*$")
+_BINARY_NAME = re.compile(r"^\s*(binaryname)\s*=\s*['\"]([^'\"\n]*)['\"]", re.I)
+
+
+def runtime_binary_twins(text: str) -> list[CauseScore]:
+    """GX307: an nvidia runtime's options name its binary twice, in two spellings of
+    ``BinaryName`` with different values, one of them not the NVIDIA runtime: containerd runs
+    whichever its decoder keeps, the lowercase one in the sorted re-encoding."""
+    handler: str | None = None
+    seen: dict[str, str] = {}
+    out: list[CauseScore] = []
+
+    def judge() -> None:
+        if handler and len(seen) > 1 and len(set(seen.values())) > 1 and any(
+                "nvidia" not in v for v in seen.values()):
+            last = seen[max(seen)]  # "binaryName" sorts after "BinaryName"
+            spelled = ", ".join(f"{k} = {v!r}" for k, v in sorted(seen.items()))
+            out.append(vote("injection-failed", 2.0, "runtime-binary-twins",
+                            f"runtimes.{handler}.options: {spelled}: containerd keeps "
+                            f"{last!r}"))
+
+    for line in text[:MAX_TEXT].splitlines():
+        if line.lstrip().startswith("["):
+            judge()
+            m = _OPTIONS_HEADER.match(line)
+            handler, seen = (m.group(1) if m else None), {}
+            if out:
+                break
+            continue
+        if handler is not None:
+            b = _BINARY_NAME.match(line)
+            if b:
+                seen[b.group(1)] = b.group(2)
+    judge()
+    return out[:1]
+
+
 def nvidia_runtime_shown(text: str) -> str | None:
     """The line that shows the device plugin's pods run under the nvidia runtime, which rules
     out GX514 (``runtime-not-default``: the plugin started under runc), or None."""

@@ -37,6 +37,7 @@ from gpuxray.diagnose.readings import (
     plugin_works_by_hand,
     readings,
     rhel_release_mismatch,
+    runtime_binary_twins,
     toolkit_release_fix,
     unattended_upgrades,
     vote,
@@ -935,7 +936,8 @@ def triage(texts: Iterable[tuple[str, str]],
              + rhel_release_mismatch(text)
              + plugin_works_by_hand(text) + containerd_default_runtime(text)
              + toolkit_release_fix(text) + gpu_works_outside_cri(text)
-             + plugin_envvar_ignored(text) + driver_drops_gpu(text)]
+             + plugin_envvar_ignored(text) + driver_drops_gpu(text)
+             + runtime_binary_twins(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
                     + nodes_without_gpu_resource(evidence.snapshot, joined)

@@ -2826,6 +2826,11 @@ CAUSE_CHAIN: tuple[CauseLink, ...] = (
               "not loaded)"),
     CauseLink("handler-missing", ("operand-init", "not-advertised", "injection-failed"),
               OP + "controllers/object_controls.go (operands run with runtimeClassName nvidia)"),
+    # the nvidia handler there but its runtime not injecting: the validator's toolkit stage,
+    # which runs a container under that handler, keeps every later operand in Init
+    CauseLink("injection-failed", ("operand-init",),
+              OP + "cmd/nvidia-validator/main.go (the toolkit stage runs nvidia-smi in a "
+              "container under the nvidia handler; later operands wait on its status file)"),
     CauseLink("runtime-not-default", ("not-advertised", "nvml-init"),
               DP + "internal/plugin/factory.go (no NVML in the plugin's container: no devices)"),
     # the single strategy refusing the node's layout: the plugin stops, nothing is advertised
@@ -2928,7 +2933,11 @@ COMPONENTS: tuple[Component, ...] = (
               # (_load_driver: the firmware search path; _shutdown: unload and unmount)
               r"nvidia software installer|starting installation of nvidia driver|"
               r"configuring the following firmware search path in|"
-              r"unloading nvidia driver kernel modules\.\.\.|unmounting nvidia driver rootfs\.\.\.",
+              r"unloading nvidia driver kernel modules\.\.\.|unmounting nvidia driver rootfs\.\.\.|"
+              # kbuild compiling the module sources of the installer's unpacked .run tree
+              # (torvalds/linux@v6.8:scripts/Makefile.build ``quiet_cmd_cc_o_c`` "CC [M]"):
+              # the driver being built, in its container or by a host install
+              r"\bcc \[m\]\s+\S*/nvidia-linux-[\w.-]+/kernel",
               # its pod and container names, and the volumes only its DaemonSet mounts
               # (and GKE's own driver DaemonSet, the same role without the operator:
               # GoogleCloudPlatform/container-engine-accelerators@feb27ef3:

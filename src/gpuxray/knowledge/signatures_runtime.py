@@ -208,9 +208,11 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
         "containers/crun@1.8:src/libcrun/container.c")),
     # runc bind-mounting a driver file a CDI spec (or the mount list) names and the host no
     # longer has: the spec was generated for another driver version than the one installed
-    _s("oci-driver-file-mount-missing", "to rootfs at",
+    _s("oci-driver-file-mount-missing", "to rootfs at|cannot stat `",
        r"mounting \\?\"[^\"\\]*(?:nvidia|libcuda)[^\"\\]*\\?\" to rootfs at .*"
-       r"no such file or directory",
+       r"no such file or directory|"
+       # crun's words for the same missing bind-mount source (src/libcrun/linux.c)
+       r"cannot stat `[^`]*(?:nvidia|libcuda)[^`]*`: no such file or directory",
        {"injection-failed": 2.0, "cdi-unresolvable": 1.0}, _CREATE, False,
        ('runc create failed: unable to start container process: error during container init: '
         'error mounting "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.104.05" to rootfs at '
@@ -219,7 +221,10 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
         RUNC + "v1.1.0:libcontainer/rootfs_linux.go"),
        ('container init caused: rootfs_linux.go:76: mounting "/usr/bin/nvidia-smi" to rootfs '
         'at "/usr/bin/nvidia-smi" caused: stat /usr/bin/nvidia-smi: no such file or directory',
-        RUNC + "v1.0.0:libcontainer/rootfs_linux.go")),
+        RUNC + "v1.0.0:libcontainer/rootfs_linux.go"),
+       ("Error: crun: cannot stat `/usr/lib/libnvidia-egl-wayland.so.1.1.13`: No such file or "
+        "directory: OCI runtime attempted to invoke a command that was not found",
+        GH + "containers/podman/issues/23935")),
 
     # ---- the CDI library (containerd, CRI-O, podman and the nvidia runtime share it) --------
     # a device node the spec names is not on the host: a stale spec (generated before a device
