@@ -763,3 +763,17 @@ def test_one_binary_name_or_twins_that_agree_vote_nothing() -> None:
     assert "reading:runtime-binary-twins" not in _readings(same)
     single = "\n".join(ln for ln in TWINS.splitlines() if "binaryName" not in ln)
     assert "reading:runtime-binary-twins" not in _readings(single)
+
+
+LS_TOOLKIT = """# ls -al /usr/bin/nvidia-container*
+-rwxr-xr-x 1 root root   48072 Sep  6 02:26 /usr/bin/nvidia-container-cli
+-rwxr-xr-x 1 root root 4079768 Sep  6 02:29 /usr/bin/nvidia-container-runtime
+""" + ("lrwxrwxrwx 1 root root      38 Nov 16 23:35 /usr/bin/nvidia-container-toolkit -> "
+       "/usr/bin/nvidia-container-runtime-hook\n")
+HOOK_ROW = "-rwxr-xr-x 1 root root 2142088 Sep  6 02:29 /usr/bin/nvidia-container-runtime-hook\n"
+
+
+def test_a_dangling_toolkit_symlink_is_a_missing_hook() -> None:
+    assert "reading:dangling-toolkit-link" in _readings(LS_TOOLKIT)
+    assert _codes(LS_TOOLKIT)[0] == "GX307"
+    assert "reading:dangling-toolkit-link" not in _readings(LS_TOOLKIT + HOOK_ROW)

@@ -462,6 +462,38 @@ def runtime_binary_twins(text: str) -> list[CauseScore]:
     return out[:1]
 
 
+# ``ls -l`` rows: a regular file or a symlink, by its path (coreutils' long format).
+_LS_ROW = re.compile(r"^([-l])[rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+\d+\s+\w{3}\s+\d+\s+"
+                     r"[\d:]+\s+(/\S*nvidia-container[\w.-]*)(?: -> (\S+))?\s*$")
+
+
+def dangling_toolkit_link(text: str) -> list[CauseScore]:
+    """GX307: a pasted ``ls -l /usr/bin/nvidia-container*`` in which a toolkit symlink points
+    at a file of the same glob that the listing does not hold: the link dangles, so the hook
+    Docker or the runtime calls is gone. The 1.11.0 packages made ``nvidia-container-runtime-
+    hook`` the executable and ``nvidia-container-toolkit`` its symlink, while the old RPM's
+    ``%postun`` still deleted the hook on upgrade (NVIDIA/nvidia-docker#1682;
+    NVIDIA/nvidia-container-toolkit@v1.11.0:CHANGELOG.md)."""
+    files: set[str] = set()
+    links: list[tuple[str, str]] = []
+    for line in text[:MAX_TEXT].splitlines():
+        m = _LS_ROW.match(line.strip())
+        if not m:
+            continue
+        if m.group(1) == "l" and m.group(3):
+            links.append((m.group(2), m.group(3)))
+        else:
+            files.add(m.group(2))
+    for path, target in links:
+        full = target if target.startswith("/") else path.rsplit("/", 1)[0] + "/" + target
+        same_glob = full.rsplit("/", 1)[0] == path.rsplit("/", 1)[0] and \
+            "nvidia-container" in full.rsplit("/", 1)[-1]
+        if files and same_glob and full not in files and full not in {p for p, _ in links}:
+            return [vote("injection-failed", 2.0, "dangling-toolkit-link",
+                         f"{path} -> {target}: the listing has no {full}")]
+    return []
+
+
 def nvidia_runtime_shown(text: str) -> str | None:
     """The line that shows the device plugin's pods run under the nvidia runtime, which rules
     out GX514 (``runtime-not-default``: the plugin started under runc), or None."""

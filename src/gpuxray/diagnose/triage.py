@@ -28,6 +28,7 @@ from typing import Any
 from gpuxray.checks.engine import run_all
 from gpuxray.diagnose.readings import (
     containerd_default_runtime,
+    dangling_toolkit_link,
     distro_rendered_config,
     driver_drops_gpu,
     gpu_columns,
@@ -937,7 +938,7 @@ def triage(texts: Iterable[tuple[str, str]],
              + plugin_works_by_hand(text) + containerd_default_runtime(text)
              + toolkit_release_fix(text) + gpu_works_outside_cri(text)
              + plugin_envvar_ignored(text) + driver_drops_gpu(text)
-             + runtime_binary_twins(text)]
+             + runtime_binary_twins(text) + dangling_toolkit_link(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
                     + nodes_without_gpu_resource(evidence.snapshot, joined)
