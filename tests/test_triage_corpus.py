@@ -18,8 +18,8 @@ import pytest
 from gpuxray.diagnose.triage import triage
 from triage_corpus import Case, cases
 
-DEV_TOP1_FLOOR = 0.90
-DEV_TOP3_FLOOR = 0.96  # 0.97 before holdout 11 (5 undecidable blind misses) joined dev
+DEV_TOP1_FLOOR = 0.88  # 0.90 before holdouts 11 and 12 (their undecidable blind misses) joined dev
+DEV_TOP3_FLOOR = 0.95  # 0.97 before holdouts 11 and 12 joined dev
 HOLDOUT_TOP1_FLOOR = 0.29  # holdout 12 measured blind at da9f8f5: 5/17 top-1, 9/17 top-3
 HOLDOUT_TOP3_FLOOR = 0.52
 # The collection round whose blind measurement the holdout floors come from. A holdout that holds

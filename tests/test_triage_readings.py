@@ -777,3 +777,28 @@ def test_a_dangling_toolkit_symlink_is_a_missing_hook() -> None:
     assert "reading:dangling-toolkit-link" in _readings(LS_TOOLKIT)
     assert _codes(LS_TOOLKIT)[0] == "GX307"
     assert "reading:dangling-toolkit-link" not in _readings(LS_TOOLKIT + HOOK_ROW)
+
+
+@pytest.mark.parametrize("shown", [
+    "$ sudo systemctl restart nvidia\nFailed to restart nvidia.service: Unit nvidia.service not "
+    "found.\n",
+    "core@node-1 ~ $ nvidia-smi\n-bash: nvidia-smi: command not found\n",
+])
+def test_the_node_without_a_driver(shown: str) -> None:
+    assert "reading:host-without-driver" in _readings(shown)
+    assert _codes(shown)[0] == "GX403"
+
+
+@pytest.mark.parametrize("shown", [
+    "root@pod-0:/# nvidia-smi\nbash: nvidia-smi: command not found\n",  # inside a container
+    "core@node-1 ~ $ nvidia-smi\n-bash: nvidia-smi: command not found\n"
+    "gpu-operator   nvidia-driver-daemonset-x7k2p   1/1   Running   0   3m\n",
+])
+def test_no_missing_host_driver_in_a_container_or_under_the_driver_container(shown: str) -> None:
+    assert "reading:host-without-driver" not in _readings(shown)
+
+
+def test_cuda_not_permitted_points_at_lost_device_access() -> None:
+    line = ('time=2024-05-24T03:58:55.594Z level=INFO source=gpu.go:197 msg="error looking up '
+            'nvidia GPU memory" error="nvcuda failed to get primary device context 800"\n')
+    assert _codes(line)[0] == "GX306"

@@ -494,6 +494,30 @@ def dangling_toolkit_link(text: str) -> list[CauseScore]:
     return []
 
 
+# The host itself without a driver: a login shell (bash names itself "-bash" only as a login
+# shell, an SSH session to the node; ``docker exec``/``kubectl exec`` give plain "bash") that
+# finds no nvidia-smi, or systemd that has no unit for the OS's driver service (Flatcar's
+# ``nvidia.service``: flatcar/scripts@9dd4df78:sdk_container/src/third_party/coreos-overlay/
+# x11-drivers/nvidia-drivers/files/units/nvidia.service). The operator's driver
+# container keeps nvidia-smi off the host's PATH (under /run/nvidia/driver), so a paste that
+# names it says nothing here.
+_HOST_NO_DRIVER = re.compile(r"^-bash: nvidia-smi: command not found|"
+                             r"unit (?:nvidia|nvidia-driver)\.service (?:not found|could not be "
+                             r"found)", re.M | re.I)
+_DRIVER_CONTAINER = re.compile(r"nvidia-driver-daemonset|nvidia-driver-ctr|/run/nvidia/driver|"
+                               r"gpu-operator", re.I)
+
+
+def host_without_driver(text: str) -> list[CauseScore]:
+    """GX403: the node's own shell or systemd shows no NVIDIA driver installed."""
+    body = text[:MAX_TEXT]
+    m = _HOST_NO_DRIVER.search(body)
+    if m is None or _DRIVER_CONTAINER.search(body):
+        return []
+    return [vote("host-driver-absent", 2.5, "host-without-driver",
+                 f"{m.group(0)}: the node has no NVIDIA driver")]
+
+
 def nvidia_runtime_shown(text: str) -> str | None:
     """The line that shows the device plugin's pods run under the nvidia runtime, which rules
     out GX514 (``runtime-not-default``: the plugin started under runc), or None."""

@@ -33,6 +33,7 @@ from gpuxray.diagnose.readings import (
     driver_drops_gpu,
     gpu_columns,
     gpu_works_outside_cri,
+    host_without_driver,
     nvidia_runtime_shown,
     plugin_envvar_ignored,
     plugin_works_by_hand,
@@ -938,7 +939,8 @@ def triage(texts: Iterable[tuple[str, str]],
              + plugin_works_by_hand(text) + containerd_default_runtime(text)
              + toolkit_release_fix(text) + gpu_works_outside_cri(text)
              + plugin_envvar_ignored(text) + driver_drops_gpu(text)
-             + runtime_binary_twins(text) + dangling_toolkit_link(text)]
+             + runtime_binary_twins(text) + dangling_toolkit_link(text)
+             + host_without_driver(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
                     + nodes_without_gpu_resource(evidence.snapshot, joined)

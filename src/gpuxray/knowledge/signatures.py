@@ -144,6 +144,11 @@ CAUSES: tuple[Cause, ...] = (
           "old a branch)",
           "`lspci -nn | grep -i nvidia` vs the driver's supported-GPU list, and the "
           "ClusterPolicy driver.kernelModuleType"),
+    Cause("host-driver-absent", "GX403",
+          "the host has no NVIDIA driver installed (no driver service, no nvidia-smi), and "
+          "nothing else provides one",
+          "`lsmod | grep nvidia` and `ls /proc/driver/nvidia` on the node; the OS release's "
+          "driver support (or the operator's driver.enabled)"),
     Cause("driver-install-leftover", "GX403",
           "an earlier driver install left its module files on the host, so the driver "
           "container's reinstall (--kernel-modules-only) stops before it builds anything",
@@ -1089,17 +1094,24 @@ SIGNATURES: tuple[Signature, ...] = (
                     "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"),
                  _x("RuntimeError: No CUDA GPUs are available",
                     "pytorch/pytorch@1d8b3cca:torch/csrc/api/src/cuda.cpp"))),
-    # cudaErrorSystemDriverMismatch (803) / cudaErrorCompatNotSupportedOnDevice (804): the
-    # image's CUDA (or its forward-compatibility libraries) against the node's driver
-    _s("cuda-driver-combination", "unsupported display driver|forward compatibility was attempted",
-       r"system has unsupported display driver / cuda driver combination|"
-       r"forward compatibility was attempted on non supported hw",
-       {"cuda-requirement": 2.5, "nvml-mismatch": 1.0}, (LOG, STATUS),
+    # cudaErrorSystemDriverMismatch (803): the libcuda the process loaded is not the kernel
+    # module's version, "a mismatch between the versions of the display driver and the CUDA
+    # driver" (the runtime API's error table): an image's CUDA compat libcuda found before the
+    # host's injected one (ld.so.conf, LD_LIBRARY_PATH), or user space upgraded under a loaded
+    # module; an image needing a newer driver is the weaker reading
+    _s("cuda-driver-combination", "unsupported display driver",
+       r"system has unsupported display driver / cuda driver combination",
+       {"nvml-mismatch": 2.5, "cuda-requirement": 1.0}, (LOG, STATUS),
        examples=(_x("-> system has unsupported display driver / cuda driver combination",
-                    "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"),
-                 _x("RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward "
+                    "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"),)),
+    # cudaErrorCompatNotSupportedOnDevice (804): the image's forward-compatibility libraries on
+    # a GPU that forward compatibility does not cover: the image needs a newer driver
+    _s("cuda-compat-unsupported", "forward compatibility was attempted",
+       r"forward compatibility was attempted on non supported hw",
+       {"cuda-requirement": 2.5, "nvml-mismatch": 0.5}, (LOG, STATUS),
+       examples=(_x("RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward "
                     "compatibility was attempted on non supported HW",
-                    "https://docs.nvidia.com/deploy/cuda-compatibility/"))),
+                    "https://docs.nvidia.com/deploy/cuda-compatibility/"),)),
     # ---- NVML / driver in containers (facts.md §8; seed §4) -------------------------------------
     _s("nvml-version-mismatch", "version mismatch|api mismatch",
        r"driver/library version mismatch|nvrm: api mismatch", {"nvml-mismatch": 4.0},
@@ -1372,6 +1384,19 @@ SIGNATURES: tuple[Signature, ...] = (
        examples=(_x("Kernel module load error: Operation not permitted", INST + "kernel.c"),
                  _x("Kernel module load error: Required key not available",
                     "NVIDIA/nvidia-installer@470.57.02:kernel.c"))),
+    # modprobe's own words for the same errnos (kmod prints the kernel's strerror after the
+    # module name): EPERM is a kernel that refuses unsigned modules (lockdown=integrity, or
+    # signature enforcement), ENODEV a module loaded with no GPU it could take
+    _s("modprobe-errno-signature", "could not insert",
+       r"could not insert '?nvidia[\w-]*'?: operation not permitted",
+       {"secure-boot": 2.5, "driver-in-use": 0.25}, (LOG, DMESG, JOURNAL),
+       examples=(_x("modprobe: ERROR: could not insert 'nvidia': Operation not permitted",
+                    "kmod-project/kmod@v31:tools/modprobe.c"),)),
+    _s("modprobe-errno-nodev", "could not insert",
+       r"could not insert '?nvidia'?: no such device",
+       {"nouveau": 1.5, "gpu-unsupported": 1.0, "gpu-init": 0.5}, (LOG, DMESG, JOURNAL),
+       examples=(_x("modprobe: ERROR: could not insert 'nvidia': No such device",
+                    "kmod-project/kmod@v31:tools/modprobe.c"),)),
     _s("installer-load-errno-nodev", "kernel module load error",
        r"kernel module load error: no such device",
        {"nouveau": 1.5, "gpu-unsupported": 1.0, "gpu-init": 0.5}, (LOG,),
@@ -1575,6 +1600,13 @@ SIGNATURES: tuple[Signature, ...] = (
                     "NVIDIA/nvidia-installer@418.56:kernel.c"),
                  _x("WARNING: An NVIDIA kernel module 'nvidia' appears to be already loaded in "
                     "your kernel.", INST + "kernel.c"))),
+    # systemd with no unit for the OS's own driver service (Flatcar's nvidia.service, which
+    # older releases, 3033 among them, do not ship): nothing installs a driver on the host
+    _s("driver-service-absent", "unit nvidia",
+       r"unit (?:nvidia|nvidia-driver)\.service (?:not found|could not be found)",
+       {"host-driver-absent": 2.0}, (LOG, JOURNAL), False,
+       examples=(_x("Failed to restart nvidia.service: Unit nvidia.service not found.",
+                    GH + "flatcar/Flatcar/issues/1162"),)),
     # nvidia-installer --kernel-modules-only (what the driver container runs) finding a module
     # file its own earlier install registered: a restarted driver container whose cleanup
     # missed the previous install's files (NVIDIA/gpu-driver-container#1)
@@ -1864,12 +1896,15 @@ SIGNATURES: tuple[Signature, ...] = (
                     'json: unknown field "mig-devicess" in mig-configs',
                     "NVIDIA/mig-parted@v0.5.5:cmd/nvidia-mig-parted/assert/assert.go"))),
     # mig-parted's apply steps under the manager (each wraps the NVML error that stopped it)
-    _s("mig-parted-step-failed", "mig|resetting all gpus",
+    _s("mig-parted-step-failed", "mig|resetting all gpus|gpu instance|compute instance",
        r"cannot set mig (?:config|mode) on non mig-capable gpu|error setting migconfig|"
        r"error setting mig mode|error resetting all gpus|"
        r"error clearing existing mig configurations|selected mig-config not present|"
        r"error selecting mig config|dynamic generation failed and no default config|"
-       r"failed to setup mig config|failed to apply mig mode change",
+       r"failed to setup mig config|failed to apply mig mode change|"
+       # applying a layout's GPU and compute instances (pkg/mig/config, pkg/mig/state)
+       r"error (?:getting gpu instance profile info|creating gpu instance|"
+       r"creating compute instance) for '",
        {"mig-failed": 3.5}, (LOG,), True,
        examples=(_x("cannot set MIG config on non MIG-capable GPU",
                     MIG + "cmd/nvidia-mig-parted/apply/config.go"),
@@ -1883,7 +1918,11 @@ SIGNATURES: tuple[Signature, ...] = (
                     "config available: error initializing NVML",
                     MIG + "cmd/nvidia-mig-manager/main.go"),
                  _x("failed to apply MIG mode change: exit status 1",
-                    MIG + "pkg/mig/reconfigure/reconfigure.go"))),
+                    MIG + "pkg/mig/reconfigure/reconfigure.go"),
+                 _x("error getting GPU instance profile info for '1g.6gb': ERROR_NOT_SUPPORTED",
+                    MIG + "pkg/mig/config/config.go"),
+                 _x("error creating Compute instance for '(0, 0)': ERROR_INSUFFICIENT_RESOURCES",
+                    MIG + "pkg/mig/state/state.go"))),
     # nvidia-smi's own MIG-mode warnings: the mode change waits for a GPU reset that a client
     # (persistenced, nvidia_drm, a monitoring agent) blocks
     _s("smi-mig-pending", "pending enable state|pending disable state|could not be reset",

@@ -228,10 +228,24 @@ WORKLOAD_SIGNATURES: tuple[Signature, ...] = (
     # driver's, mounted only by the nvidia runtime, so a container that ran under runc (or asked
     # for no GPU) finds none; a weak vote, the line repeats for each library it searches
     _s("ollama-no-gpu-libraries", "discovered gpu libraries",
-       r"msg=\"?discovered gpu libraries\"? paths=\[\]",
+       # (before 0.1.3x the list was printed inside the message, at info level)
+       r"msg=\"?discovered gpu libraries(?:\"? paths=\[\]|: \[\]\")",
        {"runtime-not-default": 1.0, "envvar-ignored": 0.75}, _WORKLOAD, False,
        ('time=2024-08-15T15:39:41.513Z level=DEBUG source=gpu.go:525 msg="discovered GPU '
-        'libraries" paths=[]', "ollama/ollama@v0.3.13:gpu/gpu.go")),
+        'libraries" paths=[]', "ollama/ollama@v0.3.13:gpu/gpu.go"),
+       ('time=2024-02-16T15:55:38.880Z level=INFO source=gpu.go:308 msg="Discovered GPU '
+        'libraries: []"', "ollama/ollama@v0.1.25:gpu/gpu.go")),
+    # CUDA_ERROR_NOT_PERMITTED (800) creating the first context on a GPU the container can see:
+    # the device nodes are there but opening them is refused, what a container whose device
+    # cgroup rules were reset under it (a systemd daemon-reload) gets (the driver API's error
+    # table: https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TYPES.html); Ollama
+    # words it "nvcuda failed to get primary device context 800"
+    _s("cuda-not-permitted", "primary device context 800|cuda_error_not_permitted",
+       r"failed to get primary device context 800\b|cuda_error_not_permitted",
+       {"device-lost": 2.0, "envvar-ignored": 0.5}, _WORKLOAD, False,
+       ('time=2024-05-24T03:58:55.594Z level=INFO source=gpu.go:197 msg="error looking up nvidia '
+        'GPU memory" error="nvcuda failed to get primary device context 800"',
+        GH + "ollama/ollama/issues/4604")),
     # NVML's library missing as pynvml words NVML_ERROR_LIBRARY_NOT_FOUND (vLLM's platform
     # probe, gpustat and other Python tools): no driver user space in the container
     _s("pynvml-library-not-found", "nvml shared library not found",
