@@ -244,9 +244,15 @@ class Pod(PodCore):
 
 class ObjectMetaLean(ObjectMetaCore):
     """What :class:`PodLean` carries of :class:`ObjectMeta`: no labels, owners or creation
-    time (read only of operand pods), the annotations (GPU intent is read from their keys)."""
+    time (read only of operand pods), the annotations' keys (GPU intent is read from them).
 
-    annotations: dict[str, str] = {}
+    The values are decoded as :class:`msgspec.Raw` (not read as strings: a fleet's pods
+    carry kubectl's last-applied configuration, ~300 escaped bytes each) and then dropped by
+    :meth:`PodLean.detach`: nothing reads a lean pod's annotation values (a pod with an
+    ``nvidia.com/`` key is decoded whole, ``sources/leanpods.py``), and 100k of them held
+    ~60 MB of the peak."""
+
+    annotations: dict[str, msgspec.Raw] = {}
     deletion_timestamp: str | None = None
 
 
@@ -303,6 +309,28 @@ class PodLean(PodCore):
     metadata: ObjectMetaLean = msgspec.field(default_factory=ObjectMetaLean)
     spec: PodSpecLean = msgspec.field(default_factory=PodSpecLean)
     status: PodStatusLean = msgspec.field(default_factory=PodStatusLean)
+
+    @staticmethod
+    def detach(objs: list[Any]) -> None:
+        """Drop the annotation values of the lean pods among ``objs`` before the text they
+        were decoded from is reused (``sources/decode.py`` decodes a List piece by piece
+        from one buffer, and a decoded :class:`msgspec.Raw` points into it). The keys stay,
+        and pods with the same keys share one dict of them: the snapshot is read-only."""
+        shared: dict[tuple[str, ...], dict[str, msgspec.Raw]] = _SHARED_KEYS
+        for o in objs:
+            meta = o.metadata
+            if type(meta) is ObjectMetaLean and meta.annotations:
+                keys = tuple(meta.annotations)
+                kept = shared.get(keys)
+                if kept is None:
+                    kept = shared[keys] = dict.fromkeys(keys, DROPPED)
+                meta.annotations = kept
+
+
+#: what a lean pod's annotation value reads as once dropped (:meth:`PodLean.detach`)
+DROPPED = msgspec.Raw(b"null")
+#: one dict per distinct set of annotation keys (most pods of a fleet carry the same one)
+_SHARED_KEYS: dict[tuple[str, ...], dict[str, msgspec.Raw]] = {}
 
 
 class PodStatusConditions(PodStatus):

@@ -217,7 +217,7 @@ def _decode_pieces(fh: io.BufferedIOBase, size: int, typ: type[T],
     between = re.compile(rb"\}\s*,\s*" + re.escape(opening.group() if opening else b"{"))
     dec = msgspec.json.Decoder(list[typ])  # type: ignore[valid-type]
     whole_dec = msgspec.json.Decoder(list[whole.typ]) if whole else None  # type: ignore[name-defined]
-    wanted = (_Wanted(whole, opening.group() if opening else b"")
+    wanted = (_Wanted(whole, opening.group() if opening else b"", typ)
               if whole is not None and whole.want is not None else None)
 
     # buf[:n] holds the file from offset ``base``; buf[0] is a spare byte that becomes the
@@ -322,8 +322,12 @@ class _Wanted:
     whole decodes where a few percent of the pods are wanted in every piece (a pending storm:
     4,900 pending and 8,000 completed pods spread over 100k)."""
 
-    def __init__(self, whole: Whole, opening: bytes = b"") -> None:
+    def __init__(self, whole: Whole, opening: bytes = b"", slim: type[Any] | None = None,
+                 ) -> None:
         assert whole.want is not None
+        #: a slim type whose objects may point into the piece's text (``msgspec.Raw``
+        #: values) says how to let go of it: called on each piece before its buffer is reused
+        self.detach: Callable[[list[Any]], None] | None = getattr(slim, "detach", None)
         self.want = whole.want
         self.shared = whole.shared
         self.by_share = whole.by_share
@@ -347,7 +351,11 @@ class _Wanted:
         if self.all_whole():
             return self.whole_piece(view)
         got = dec.decode(view)
-        self.replace(got, view)
+        try:
+            self.replace(got, view)
+        finally:
+            if self.detach is not None:
+                self.detach(got)
         return got
 
     def replace(self, got: list[Any], view: memoryview) -> None:
