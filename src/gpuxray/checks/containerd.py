@@ -24,14 +24,10 @@ import re
 import tomllib
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuxray.checks.registry import check
 from gpuxray.engines.capacity import is_gpu_node
-from gpuxray.engines.containerd import Analysis, LostKey, analyse_host
-from gpuxray.engines.containerd import defaults as D
-from gpuxray.engines.containerd.host import distribution, has_config, root_config
-from gpuxray.engines.containerd.merge import ROOT_CONFIG, dig, nvidia_dump_lines
 from gpuxray.engines.nodefacts import ABSENT, containerd_hosts, runs_containerd
 from gpuxray.engines.operator import operand_pods, plugins_inject_devices, pod_matches
 from gpuxray.knowledge import clusterpolicy as cpk
@@ -42,6 +38,14 @@ from gpuxray.model.finding import CLUSTER, Evidence, Finding, Severity, Subject
 from gpuxray.model.snapshot import HostFacts, Input, Snapshot
 from gpuxray.sources.parsers.stat import parse_stat
 from gpuxray.sources.parsers.systemctl import parse_systemctl_show, parse_timestamp
+
+if TYPE_CHECKING:
+    from gpuxray.engines.containerd import Analysis, LostKey
+
+# The containerd engine (its merge per version, defaults and host layouts: ~0.03 s of
+# imports) is imported by the functions that analyse a host's files: a bundle without node
+# files never needs it, and only reads ``ROOT_CONFIG``'s path, repeated here.
+ROOT_CONFIG = "/etc/containerd/config.toml"  # engines/containerd/merge.py ROOT_CONFIG
 
 NVIDIA = "nvidia"
 CONFIG_INPUT = "files/etc/containerd/config.toml"
@@ -67,17 +71,34 @@ def _kubelet(snap: Snapshot, node: str) -> str | None:
 
 
 def host_analysis(snap: Snapshot, host: HostFacts) -> Analysis:
+    from gpuxray.engines.containerd import analyse_host
+
     return analyse_host(host, _runtime_hint(snap, host.node), _kubelet(snap, host.node))
 
 
 def host_has_config(snap: Snapshot, host: HostFacts) -> bool:
+    from gpuxray.engines.containerd.host import has_config
+
     return has_config(host, _kubelet(snap, host.node))
 
 
 def node_root_config(snap: Snapshot, host: HostFacts) -> str:
     """The host-file key of the config the node's containerd loads first: /etc/containerd's,
     or k3s/RKE2's rendered file (another containerd's file on such a node is not read)."""
-    return root_config(host, _kubelet(snap, host.node)).lstrip("/")
+    return _root_config(snap, host).lstrip("/")
+
+
+def _root_config(snap: Snapshot, host: HostFacts) -> str:
+    from gpuxray.engines.containerd.host import root_config
+
+    return root_config(host, _kubelet(snap, host.node))
+
+
+def dig(d: Any, *keys: str) -> Any:
+    """``engines/containerd/merge.py``'s ``dig``, its module imported on first use."""
+    from gpuxray.engines.containerd.merge import dig as merge_dig
+
+    return merge_dig(d, *keys)
 
 
 def version_evidence(a: Analysis) -> Evidence:
@@ -91,6 +112,8 @@ def version_evidence(a: Analysis) -> Evidence:
 def runtimes_text(a: Analysis) -> str:
     """The effective handlers, with the number a user's ``containerd config dump | grep -c
     runtimes.nvidia`` shows for them (seed §5 counts that way: 6 lines for 3 handlers on 1.7)."""
+    from gpuxray.engines.containerd.merge import nvidia_dump_lines
+
     n = nvidia_dump_lines(a)
     grep = f"; `config dump | grep -c runtimes.nvidia` = {n}" if n is not None else ""
     return f"{a.runtimes or 'none'}{grep}"
@@ -210,7 +233,7 @@ def analysis_findings(a: Analysis, subject: Subject) -> list[Finding]:
 
 
 def _no_config(snap: Snapshot, host: HostFacts, code: str) -> Finding:
-    root = root_config(host, _kubelet(snap, host.node))
+    root = _root_config(snap, host)
     return unknown(code, node_subject(host.node), host.source("files", root.lstrip("/")),
                    host.unreadable.get(ABSENT, "not in the bundle"))
 
@@ -399,6 +422,8 @@ def default_runs_nvidia(a: Analysis) -> bool:
     runtime"`` on N-series sizes)."""
     if not a.default_runtime:
         return False
+    from gpuxray.engines.containerd import defaults as D
+
     binary = dig(a.effective, D.runtime_plugin(a.version.line), "containerd", "runtimes",
                  a.default_runtime, "options", "BinaryName")
     return isinstance(binary, str) and posixpath.basename(binary).startswith(
@@ -408,6 +433,8 @@ def default_runs_nvidia(a: Analysis) -> bool:
 def distribution_evidence(snap: Snapshot, host: HostFacts, a: Analysis) -> list[Evidence]:
     """On k3s/RKE2 the file containerd reads is rendered at every start: name the template that
     rendered it and where the fix goes (knowledge/distributions.py)."""
+    from gpuxray.engines.containerd.host import distribution
+
     d = distribution(host, _kubelet(snap, host.node))
     if d is None:
         return []
@@ -508,8 +535,11 @@ def runtime_handler_missing(snap: Snapshot) -> Iterator[Finding]:
         if files_ok or node in running:
             continue  # the files give the handler, or pods run on it
         if node in gpu_nodes and (in_use or not snap.has(Input.RUNTIMECLASSES)):
-            root = root_config(host, _kubelet(snap, node)) if host is not None else \
-                ROOT_CONFIG
+            root = ROOT_CONFIG
+            if host is not None:
+                from gpuxray.engines.containerd.host import root_config
+
+                root = root_config(host, _kubelet(snap, node))
             yield unknown("GX301", subj, f"nodes/{node}/files{root}",
                           "not in the bundle (or not loadable), no handler event, and no pod on "
                           "runtimeClassName nvidia running on the node")

@@ -12,26 +12,24 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from gpuxray.checks.registry import check
 from gpuxray.engines.nodefacts import (
     CMD,
     DriverMode,
-    GpuInfo,
-    KernelLine,
     NodeFacts,
-    SecureBoot,
-    Signature,
     driver_mode,
     node_facts,
     runs_containerd,
 )
-from gpuxray.engines.unit_restarts import restart_episodes
-from gpuxray.knowledge.xid import xid_info
 from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import CLUSTER, Evidence, Finding, Severity, Subject
 from gpuxray.model.incident import short_list
 from gpuxray.model.snapshot import Input, Snapshot
+
+if TYPE_CHECKING:
+    from gpuxray.engines.nodefacts import GpuInfo, KernelLine
 
 HOSTS = (Input.HOSTS,)
 
@@ -125,6 +123,8 @@ def containerd_restarts(snap: Snapshot) -> Iterator[Finding]:
         if events is None:
             gaps.append((nf.name, nf.missing_reason(CMD.JOURNAL_CONTAINERD)))
             continue
+        from gpuxray.engines.unit_restarts import restart_episodes  # imports the journal's parser
+
         episodes = restart_episodes(events)
         if not episodes:
             continue
@@ -163,6 +163,8 @@ def xid_errors(snap: Snapshot) -> Iterator[Finding]:
         if klog is None:
             gaps.append((nf.name, nf.missing_reason(CMD.DMESG)))
             continue
+        from gpuxray.knowledge.xid import xid_info  # only for a collected kernel log
+
         by_code: dict[int, list[int]] = {}
         for i, x in enumerate(klog.xids):
             by_code.setdefault(x.xid, []).append(i)
@@ -212,6 +214,8 @@ def _gpu_label(pci: str, gpus: dict[str, GpuInfo]) -> str:
 def nouveau_loaded(snap: Snapshot) -> Iterator[Finding]:
     """Seed §1, §3: nouveau bound to the GPU keeps the NVIDIA driver from loading, so the
     driver pod (or host driver) fails and every later operand waits in Init."""
+    from gpuxray.engines.nodefacts import Signature  # the kernel log's parser, lazily
+
     gaps: list[tuple[str, str]] = []
     for nf in _gpu_facts(snap):
         mods = nf.lsmod
@@ -248,6 +252,8 @@ def secure_boot_unsigned(snap: Snapshot) -> Iterator[Finding]:
     unsigned module is rejected``, ``Key was rejected by service``) and no driver loads.
     A ``module verification failed … tainting kernel`` line is different: the module
     loaded (enforcement off), so it is not reported."""
+    from gpuxray.engines.nodefacts import SecureBoot, Signature  # the parsers, lazily
+
     gaps: list[tuple[str, str]] = []
     for nf in _gpu_facts(snap):
         klog = nf.kernel
@@ -397,6 +403,8 @@ def fabric_manager_missing(snap: Snapshot) -> Iterator[Finding]:
     Manager, and CUDA fails with ``system not yet initialized``. The operator's driver
     container installs it there; with a host driver it must be installed by hand, at the
     driver's exact version."""
+    from gpuxray.engines.nodefacts import Signature  # the kernel log's parser, lazily
+
     mode = driver_mode(snap)
     gaps: list[tuple[str, str]] = []
     state_gaps: list[tuple[str, str]] = []

@@ -19,13 +19,12 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from gpuxray.checks.known_lines import pod_lines
 from gpuxray.checks.operator import gpu_nodes, node_subject, operator_version
 from gpuxray.checks.registry import check
 from gpuxray.engines.capacity import gpu_resource_names
-from gpuxray.engines.dra import serves_gpus_through_dra
-from gpuxray.engines.mig import NodeMigLayout
 from gpuxray.engines.migstate import node_mig_states
 from gpuxray.engines.operator import (
     gfd_expected,
@@ -47,6 +46,23 @@ from gpuxray.model.factory import fail, unknown
 from gpuxray.model.finding import Evidence, Finding, Severity, Subject
 from gpuxray.model.k8s import CustomResource, Node, Pod
 from gpuxray.model.snapshot import Input, Snapshot, memo
+
+if TYPE_CHECKING:
+    from gpuxray.engines.mig import NodeMigLayout
+
+#: ``engines/dra.py`` ``DRA_DRIVER_LABEL``: the operator deploys the DRA driver on such a node
+DRA_DRIVER_LABEL = "nvidia.com/gpu.deploy.dra-driver"
+
+
+def serves_gpus_through_dra(snap: Snapshot, node: Node) -> bool:
+    """``engines/dra.py``'s answer, the DRA engines (~0.03 s of imports) loaded only where it
+    can be yes: with ResourceSlices in the snapshot, or the operator's DRA label on the node
+    (without both, that function is false)."""
+    if not snap.resourceslices and DRA_DRIVER_LABEL not in node.metadata.labels:
+        return False
+    from gpuxray.engines.dra import serves_gpus_through_dra as serves
+
+    return serves(snap, node)
 
 MAX_EVIDENCE = 8
 

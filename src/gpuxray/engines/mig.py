@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gpuxray.engines.issues import ConfigIssue
 from gpuxray.knowledge.mig import GpuModel, Profile
 
 
@@ -338,14 +339,6 @@ def _pack_greedy(combos: tuple[tuple[int, ...], ...], waste: Mapping[tuple[int, 
 # ----- mig-parted configs (facts.md §6.3) ----------------------------------------------------
 _TOP_KEYS = frozenset({"version", "mig-configs"})
 _ENTRY_KEYS = frozenset({"devices", "device-filter", "mig-enabled", "mig-devices"})
-
-
-@dataclass(frozen=True, slots=True)
-class ConfigIssue:
-    """A structural problem of a config, with the path to it (``mig-configs.x[0].devices``)."""
-
-    path: str
-    message: str
 
 
 @dataclass(frozen=True, slots=True)

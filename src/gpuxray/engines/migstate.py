@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from gpuxray.engines.mig import MigPartedConfig, NodeMigLayout, layout_for, parse_mig_parted
-from gpuxray.knowledge.mig import GpuModel, model_for_product
 from gpuxray.model.k8s import ConfigMap, Node
 from gpuxray.model.snapshot import Input, Snapshot
+
+if TYPE_CHECKING:
+    from gpuxray.engines.mig import MigPartedConfig, NodeMigLayout
+    from gpuxray.knowledge.mig import GpuModel
+
+# The planner and the MIG profile tables (~0.02 s of imports) are imported by the functions
+# that read a mig-parted document or a GPU model: a fleet without MIG layouts asks neither.
 
 LABEL_MIG_CONFIG = "nvidia.com/mig.config"
 LABEL_MIG_STATE = "nvidia.com/mig.config.state"
@@ -47,6 +53,8 @@ def mig_configmap_name(snap: Snapshot) -> str:
 
 @functools.lru_cache(maxsize=32)
 def _parse(text: str) -> MigPartedConfig:
+    from gpuxray.engines.mig import parse_mig_parted
+
     return parse_mig_parted(text)
 
 
@@ -76,7 +84,11 @@ def model_of(node: Node) -> tuple[GpuModel | None, str]:
             mem = int(labels.get("nvidia.com/gpu.memory", ""))
         except ValueError:
             mem = None
-    return (model_for_product(product, mem) if product else None), product
+    if not product:
+        return None, product
+    from gpuxray.knowledge.mig import model_for_product
+
+    return model_for_product(product, mem), product
 
 
 def physical_gpus(node: Node, cfg: MigPartedConfig, name: str, model: GpuModel) -> int | None:
@@ -140,6 +152,8 @@ def node_mig_states(snap: Snapshot) -> tuple[NodeMigState, ...]:
                                     missing_input=f"{snap.source(Input.NODES)} label "
                                                   "nvidia.com/gpu.count"))
             continue
+        from gpuxray.engines.mig import layout_for
+
         out.append(NodeMigState(name, want, model, layout_for(cfg, want, model, gpus), csrc,
                                 cm_name, key, gpus=gpus))
     return tuple(out)

@@ -11,31 +11,49 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, Any
 
 from gpuxray.engines.capacity import is_gpu_node
 from gpuxray.knowledge.distributions import DISTRIBUTIONS, config_keys
 from gpuxray.knowledge.distributions import UNIT_DIRS as DIST_UNIT_DIRS
 from gpuxray.model.finding import Evidence
 from gpuxray.model.snapshot import HostFacts, Input, Snapshot
-from gpuxray.sources.parsers.apt import AptConfig, parse_apt_conf
-from gpuxray.sources.parsers.dmesg import KernelLine, KernelLog, Signature, parse_kernel_log
-from gpuxray.sources.parsers.journal import UnitEvent, parse_journal, unit_events
-from gpuxray.sources.parsers.lsmod import Module, parse_lsmod
-from gpuxray.sources.parsers.lspci import PciDevice, parse_lspci
-from gpuxray.sources.parsers.mokutil import SecureBoot, parse_sb_state
-from gpuxray.sources.parsers.nvidia_smi import (
-    GpuInfo,
-    NvidiaSmiParseError,
-    SmiReport,
-    parse_nvidia_smi_text,
-    parse_nvidia_smi_xml,
-)
 from gpuxray.sources.parsers.systemctl import parse_systemctl_show, unit_directives
 from gpuxray.sources.parsers.versions import (
     parse_driver_version,
     parse_fabricmanager_version,
     parse_os_release,
 )
+
+if TYPE_CHECKING:
+    from gpuxray.sources.parsers.apt import AptConfig
+    from gpuxray.sources.parsers.dmesg import KernelLine, KernelLog, Signature
+    from gpuxray.sources.parsers.journal import UnitEvent
+    from gpuxray.sources.parsers.lsmod import Module
+    from gpuxray.sources.parsers.lspci import PciDevice
+    from gpuxray.sources.parsers.mokutil import SecureBoot
+    from gpuxray.sources.parsers.nvidia_smi import GpuInfo, SmiReport
+
+#: the parsers' types this module hands on, imported when first asked for (:func:`__getattr__`)
+_LAZY = {
+    "GpuInfo": "nvidia_smi",
+    "KernelLine": "dmesg",
+    "SecureBoot": "mokutil",
+    "Signature": "dmesg",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The host-text parsers are imported by the accessors that parse (each compiles its
+    patterns on import, ~0.03 s in all): a ``check`` on a bundle without node files parses
+    none and imports none of them. Their types named here are handed on when asked for."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"gpuxray.sources.parsers.{module}"), name)
+
 
 __all__ = [
     "CMD",
@@ -147,17 +165,29 @@ class NodeFacts:
     @cached_property
     def journal_events(self) -> list[UnitEvent] | None:
         text = self.cmd(CMD.JOURNAL_CONTAINERD)
-        return None if text is None else unit_events(parse_journal(text), "containerd")
+        if text is None:
+            return None
+        from gpuxray.sources.parsers.journal import parse_journal, unit_events
+
+        return unit_events(parse_journal(text), "containerd")
 
     @cached_property
     def kernel(self) -> KernelLog | None:
         text = self.cmd(CMD.DMESG)
-        return None if text is None else parse_kernel_log(text)
+        if text is None:
+            return None
+        from gpuxray.sources.parsers.dmesg import parse_kernel_log
+
+        return parse_kernel_log(text)
 
     @cached_property
     def lsmod(self) -> dict[str, Module] | None:
         text = self.cmd(CMD.LSMOD)
-        return None if text is None else parse_lsmod(text)
+        if text is None:
+            return None
+        from gpuxray.sources.parsers.lsmod import parse_lsmod
+
+        return parse_lsmod(text)
 
     @cached_property
     def secure_boot(self) -> SecureBoot | None:
@@ -166,6 +196,8 @@ class NodeFacts:
         err = self.host.cmd_errors.get(CMD.MOKUTIL)
         if text is None and err is None:
             return None
+        from gpuxray.sources.parsers.mokutil import SecureBoot, parse_sb_state
+
         state = parse_sb_state((text or "") + "\n" + (err or ""))
         if state is SecureBoot.UNKNOWN and text is None:
             return None
@@ -178,7 +210,13 @@ class NodeFacts:
         text = self.cmd(CMD.NVIDIA_SMI_Q)
         if text is None:
             plain = self.cmd(CMD.NVIDIA_SMI)
-            return None if plain is None else parse_nvidia_smi_text(plain)
+            if plain is None:
+                return None
+            from gpuxray.sources.parsers.nvidia_smi import parse_nvidia_smi_text
+
+            return parse_nvidia_smi_text(plain)
+        from gpuxray.sources.parsers.nvidia_smi import NvidiaSmiParseError, parse_nvidia_smi_xml
+
         try:
             return parse_nvidia_smi_xml(text)
         except NvidiaSmiParseError:
@@ -189,6 +227,8 @@ class NodeFacts:
         text = self.cmd(CMD.NVIDIA_SMI_Q)
         if text is None:
             return self.missing_reason(CMD.NVIDIA_SMI_Q)
+        from gpuxray.sources.parsers.nvidia_smi import NvidiaSmiParseError, parse_nvidia_smi_xml
+
         try:
             parse_nvidia_smi_xml(text)
         except NvidiaSmiParseError as exc:
@@ -198,7 +238,11 @@ class NodeFacts:
     @cached_property
     def lspci(self) -> list[PciDevice] | None:
         text = self.cmd(CMD.LSPCI)
-        return None if text is None else parse_lspci(text)
+        if text is None:
+            return None
+        from gpuxray.sources.parsers.lspci import parse_lspci
+
+        return parse_lspci(text)
 
     @cached_property
     def containerd_show(self) -> dict[str, str] | None:
@@ -228,6 +272,8 @@ class NodeFacts:
             return self.smi.driver_version, self.cmd_ev(
                 CMD.NVIDIA_SMI_Q, None, f"driver_version {self.smi.driver_version}")
         if self.kernel and self.kernel.nvrm_versions:
+            from gpuxray.sources.parsers.dmesg import Signature
+
             v = self.kernel.nvrm_versions[-1]
             line = self.kernel.hits(Signature.NVRM_LOADED)[-1]
             return v, self.cmd_ev(CMD.DMESG, line.lineno, line.message)
@@ -249,6 +295,8 @@ class NodeFacts:
         files = self.apt_files
         if not files:
             return None
+        from gpuxray.sources.parsers.apt import parse_apt_conf
+
         return parse_apt_conf([(p, self.host.files[p]) for p in files])
 
     # ----- derived facts --------------------------------------------------------------------

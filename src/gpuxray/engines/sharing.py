@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from gpuxray.engines.mig import ConfigIssue
+from gpuxray.engines.issues import ConfigIssue
 from gpuxray.knowledge.plugin_config import MIN_SHARING_REPLICAS, SCHEMA, Group
 from gpuxray.model.k8s import ConfigMap, Node
 from gpuxray.model.snapshot import Input, Snapshot
