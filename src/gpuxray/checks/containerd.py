@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from gpuxray.checks.registry import check
-from gpuxray.engines.capacity import is_gpu_node
+from gpuxray.engines.capacity import gpu_nodes_of, is_gpu_node
 from gpuxray.engines.nodefacts import ABSENT, containerd_hosts, runs_containerd
 from gpuxray.engines.operator import operand_pods, plugins_inject_devices, pod_matches
 from gpuxray.knowledge import clusterpolicy as cpk
@@ -492,7 +492,7 @@ def runtime_handler_missing(snap: Snapshot) -> Iterator[Finding]:
             Input.EVENTS, f"{io.kind} {io.namespace}/{io.name}: {e.reason}: {e.message}"))
         if io.name not in pods_of.setdefault(node, []):
             pods_of[node].append(io.name)
-    gpu_nodes = {n.metadata.name: None for n in snap.nodes if is_gpu_node(n)}
+    gpu_nodes = {n.metadata.name: None for n in gpu_nodes_of(snap)}
     names = list(dict.fromkeys([*gpu_nodes, *from_events,
                                 *(h for h in snap.hosts if not snap.has(Input.NODES))]))
     running = _nodes_running_on(snap, handler)

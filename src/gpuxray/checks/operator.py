@@ -15,7 +15,7 @@ from typing import Any
 
 from gpuxray.checks.registry import check
 from gpuxray.checks.runtime import pod_subject
-from gpuxray.engines.capacity import is_gpu_node, is_gpu_resource
+from gpuxray.engines.capacity import is_gpu_node_of, is_gpu_resource
 from gpuxray.engines.operator import (
     bound_operand_pods,
     bound_operands,
@@ -73,7 +73,7 @@ def gpu_nodes(snap: Snapshot) -> list[Node]:
             labels = n.metadata.labels
             if labels.get(lk.WORKLOAD_CONFIG, "container") != "container":
                 continue
-            if lk.has_nvidia_pci(labels) or is_gpu_node(n):
+            if lk.has_nvidia_pci(labels) or is_gpu_node_of(snap, n):
                 out.append(n)
         return out
 

@@ -17,7 +17,7 @@ import re
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 
-from gpuxray.engines.capacity import is_gpu_node
+from gpuxray.engines.capacity import gpu_nodes_of
 from gpuxray.knowledge.causal import FOLD_BY, causes_of, verify_command
 from gpuxray.model.finding import Finding, Layer, Severity, Status
 from gpuxray.model.incident import Impact, Incident, Link
@@ -241,5 +241,5 @@ def incident_of(incidents: Iterable[Incident], finding: Finding) -> Incident | N
 
 def snapshot_incidents(snap: Snapshot, findings: Sequence[Finding]) -> list[Incident]:
     """:func:`build_incidents` with the cluster's GPU node count (``2 of 4 GPU nodes``)."""
-    gpu = sum(1 for n in snap.nodes if is_gpu_node(n)) if snap.has(Input.NODES) else None
+    gpu = len(gpu_nodes_of(snap)) if snap.has(Input.NODES) else None
     return build_incidents(findings, gpu_nodes=gpu)

@@ -376,6 +376,19 @@ def is_gpu_node(node: Node) -> bool:
             or "nvidia.com/gpu.count" in labels)
 
 
+def gpu_nodes_of(snap: Snapshot) -> list[Node]:
+    """The snapshot's GPU nodes (:func:`is_gpu_node`), in its order: computed once per
+    snapshot. Several checks, the capacity rows and the incidents' node count each walked
+    every node for it (17k calls on a 5,000-node fleet)."""
+    return memo(snap, "capacity-gpu-nodes", lambda: [n for n in snap.nodes if is_gpu_node(n)])
+
+
+def is_gpu_node_of(snap: Snapshot, node: Node) -> bool:
+    """:func:`is_gpu_node` of one of ``snap.nodes``, read from :func:`gpu_nodes_of`."""
+    ids = memo(snap, "capacity-gpu-node-ids", lambda: {id(n) for n in gpu_nodes_of(snap)})
+    return id(node) in ids
+
+
 def capacity_rows(snap: Snapshot, nodes: Iterable[Node] | None = None) -> list[GpuRow]:
     if nodes is None:
         return list(_all_rows(snap))
@@ -384,13 +397,14 @@ def capacity_rows(snap: Snapshot, nodes: Iterable[Node] | None = None) -> list[G
 
 @functools.lru_cache(maxsize=8)
 def _all_rows(snap: Snapshot) -> tuple[GpuRow, ...]:
-    return tuple(_rows(snap, snap.nodes))
+    return tuple(_rows(snap, gpu_nodes_of(snap), gpu=True))
 
 
-def _rows(snap: Snapshot, nodes: Iterable[Node]) -> list[GpuRow]:
+def _rows(snap: Snapshot, nodes: Iterable[Node], gpu: bool = False) -> list[GpuRow]:
+    """The rows of the GPU nodes among ``nodes`` (``gpu``: they are all GPU nodes)."""
     rows: list[GpuRow] = []
     for node in nodes:
-        if not is_gpu_node(node):
+        if not gpu and not is_gpu_node(node):
             continue
         r = node_rows(snap, node)
         if not r and _dra_only(snap, node):

@@ -31,7 +31,7 @@ from gpuxray.engines.capacity import (
     Holder,
     accounting,
     gpu_requests,
-    is_gpu_node,
+    is_gpu_node_of,
     is_gpu_resource,
     label_base,
 )
@@ -201,7 +201,7 @@ def _resource_view(snap: Snapshot, res: str) -> ResourceView:
             gpu_nodes.append(n)
             if safe_quantity(cap[res]) > 0:
                 advertising.append(n)
-        elif is_gpu_node(n):
+        elif is_gpu_node_of(snap, n):
             if _serves_dra_only(snap, n):
                 dra_only.append(n.metadata.name)
             else:
