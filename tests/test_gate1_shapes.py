@@ -101,6 +101,10 @@ def test_shared_verdicts_equal_per_pod_ones(tmp_path: Path, shape: str,
         assert len(want) >= 10 and got.keys() == want.keys()
         for key, g in want.items():
             assert got[key] == g, key
+        # the checks' verdicts, walked without steps, on a snapshot that has walked nothing
+        _MEMO.pop(snap, None)
+        gate1.verdict_findings.cache_clear()
+        assert gate1.verdict_findings(snap) == {k: g.verdict for k, g in want.items()}
         codes = {g.verdict.code for g in got.values() if g.verdict}
         if shape == "mixed":  # it reaches several verdicts, not one
             assert len(codes) >= 2

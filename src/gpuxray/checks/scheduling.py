@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from gpuxray.checks.registry import check
-from gpuxray.engines.gate1 import Gate1, verdicts
+from gpuxray.engines.gate1 import Gate1, verdict_findings
 from gpuxray.model.finding import Finding
 from gpuxray.model.snapshot import Input, Snapshot
 
@@ -25,7 +25,9 @@ def leaves(gates: Mapping[tuple[str, str], Gate1], code: str) -> Iterator[Findin
 
 
 def _with_code(snap: Snapshot, code: str) -> Iterator[Finding]:
-    return leaves(verdicts(snap), code)
+    """The pending pods' gate-1 verdicts with leaf ``code``, as :func:`leaves` of
+    ``gate1.verdicts`` gives them (without the walks' steps, which no check reads)."""
+    return (v for v in verdict_findings(snap).values() if v is not None and v.code == code)
 
 
 @check("GX201", needs=NEEDS)
