@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-import tomllib
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -331,6 +330,8 @@ def crictl_runtimes(text: str) -> list[str] | None:
 
 def dump_runtimes(text: str) -> list[str] | None:
     """``containerd config dump``: v2 (1.x) or v3/v4 (2.x) layout."""
+    import tomllib  # only for a collected dump (~5 ms of imports)
+
     try:
         doc = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
@@ -156,6 +155,8 @@ def envvar_policy(snap: Snapshot, node: str) -> tuple[bool | None, Evidence | No
     host = snap.hosts.get(node)
     text = host.files.get(TOOLKIT_CONFIG) if host is not None else None
     if host is not None and text:
+        import tomllib  # only for a collected toolkit config (~5 ms of imports)
+
         try:
             val = tomllib.loads(text).get(ENVVAR_KEY)
         except tomllib.TOMLDecodeError:

@@ -19,11 +19,6 @@ from gpuxray.knowledge.distributions import UNIT_DIRS as DIST_UNIT_DIRS
 from gpuxray.model.finding import Evidence
 from gpuxray.model.snapshot import HostFacts, Input, Snapshot
 from gpuxray.sources.parsers.systemctl import parse_systemctl_show, unit_directives
-from gpuxray.sources.parsers.versions import (
-    parse_driver_version,
-    parse_fabricmanager_version,
-    parse_os_release,
-)
 
 if TYPE_CHECKING:
     from gpuxray.sources.parsers.apt import AptConfig
@@ -257,7 +252,11 @@ class NodeFacts:
     @cached_property
     def fabricmanager_version(self) -> str | None:
         text = self.cmd(CMD.FM_VERSION)
-        return None if text is None else parse_fabricmanager_version(text)
+        if text is None:
+            return None
+        from gpuxray.sources.parsers.versions import parse_fabricmanager_version
+
+        return parse_fabricmanager_version(text)
 
     @cached_property
     def driver_version(self) -> tuple[str, Evidence] | None:
@@ -265,6 +264,8 @@ class NodeFacts:
         else the last ``NVRM: loading`` line of the kernel log."""
         text = self.file("proc/driver/nvidia/version")
         if text:
+            from gpuxray.sources.parsers.versions import parse_driver_version
+
             v = parse_driver_version(text)
             if v:
                 return v, self.file_ev("proc/driver/nvidia/version", 1, text.splitlines()[0])
@@ -282,7 +283,11 @@ class NodeFacts:
     @cached_property
     def os_release(self) -> dict[str, str] | None:
         text = self.file("etc/os-release") or self.file("usr/lib/os-release")
-        return None if text is None else parse_os_release(text)
+        if text is None:
+            return None
+        from gpuxray.sources.parsers.versions import parse_os_release
+
+        return parse_os_release(text)
 
     @cached_property
     def apt_files(self) -> list[str]:
