@@ -323,7 +323,9 @@ class PodLean(PodCore):
                 keys = tuple(meta.annotations)
                 kept = shared.get(keys)
                 if kept is None:
-                    kept = shared[keys] = dict.fromkeys(keys, DROPPED)
+                    kept = dict.fromkeys(keys, DROPPED)
+                    if len(shared) < _MAX_SHARED_KEYS:  # a long-lived process stays bounded
+                        shared[keys] = kept
                 meta.annotations = kept
 
 
@@ -331,6 +333,7 @@ class PodLean(PodCore):
 DROPPED = msgspec.Raw(b"null")
 #: one dict per distinct set of annotation keys (most pods of a fleet carry the same one)
 _SHARED_KEYS: dict[tuple[str, ...], dict[str, msgspec.Raw]] = {}
+_MAX_SHARED_KEYS = 4096
 
 
 class PodStatusConditions(PodStatus):
