@@ -54,3 +54,14 @@ def test_check_on_a_bundle_without_node_files_imports_none_of_their_readers(
     assert code in (1, 3), out.stderr[-2000:]
     assert '"findings"' in out.stdout
     assert imported == []
+
+
+def test_constants_repeated_to_spare_an_import_stay_equal() -> None:
+    """The checks repeat two constants of modules they import lazily; the two copies agree."""
+    from gpuxray.checks import containerd as checks_containerd
+    from gpuxray.checks import operator_config
+    from gpuxray.engines import dra
+    from gpuxray.engines.containerd import merge
+
+    assert checks_containerd.ROOT_CONFIG == merge.ROOT_CONFIG
+    assert operator_config.DRA_DRIVER_LABEL == dra.DRA_DRIVER_LABEL
