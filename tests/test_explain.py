@@ -58,7 +58,7 @@ def test_code_page_lists_causes_and_signatures(gx: Run) -> None:
     _c, doc = gx("explain", "GX403", "-o", "json")
     assert {e["cause"] for e in doc["page"]["evidence"]} == {
         "nouveau", "secure-boot", "precompiled-kernel", "kernel-headers", "gpu-init",
-        "driver-failing"}
+        "driver-failing", "driver-install-leftover", "host-driver-absent"}
     assert "secure-boot-key" in doc["page"]["signatures"]
 
 

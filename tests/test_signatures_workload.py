@@ -31,6 +31,8 @@ EXPECTED = {
     "ngc-compat-unavailable": "GX311",
     "ngc-built-for-newer-driver": "GX311",
     "ollama-no-gpu": "GX303",
+    "ollama-no-gpu-libraries": "GX514",
+    "cuda-not-permitted": "GX306",
     "pynvml-library-not-found": "GX514",
     "vllm-device-type-unknown": "GX303",
     "cuda-ecc-uncorrectable": "GX505",
