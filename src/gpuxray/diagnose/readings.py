@@ -418,6 +418,34 @@ _KUBELET_ON_DOCKER = re.compile(r"(?:^|[ \t])--docker\b|--container-runtime[= ]d
                                 r"cri-dockerd|dockershim|container runtime version:[ \t]*docker://")
 
 
+def nvidia_runtime_shown(text: str) -> str | None:
+    """The line that shows the device plugin's pods run under the nvidia runtime, which rules
+    out GX514 (``runtime-not-default``: the plugin started under runc), or None."""
+    low = text[:MAX_TEXT].lower()
+    m = _NVIDIA_RUNTIME_SHOWN.search(low)
+    if m is None and _KUBELET_ON_DOCKER.search(low):
+        m = _DOCKER_DEFAULT_NVIDIA.search(low)
+    return m.group(0) if m else None
+
+
+def plugin_envvar_ignored(text: str) -> list[CauseScore]:
+    """GX303: the plugin finds no NVML library although the paste shows it runs under the
+    nvidia runtime. The runtime then saw the container and injected nothing: the plugin asks
+    for the driver only through ``NVIDIA_VISIBLE_DEVICES=all`` in its env, which the toolkit
+    ignores for a container it counts as unprivileged (no CAP_SYS_ADMIN) when
+    ``accept-nvidia-visible-devices-envvar-when-unprivileged = false``
+    (NVIDIA/nvidia-container-toolkit@v1.17.0:internal/config/image/cuda_image.go
+    ``VisibleDevicesFromEnvVar``; cmd/nvidia-container-runtime-hook/main.go). A vote: a
+    driver root the plugin cannot see (GX304) gives the same line."""
+    shown = nvidia_runtime_shown(text)
+    low = text[:MAX_TEXT].lower()
+    if shown is None or not _PLUGIN_NO_NVML_LIB.search(low):
+        return []
+    return [vote("envvar-ignored", 1.0, "plugin-envvar-ignored",
+                 f"the plugin runs under the nvidia runtime ({shown}) yet loads no NVML "
+                 "library: its NVIDIA_VISIBLE_DEVICES was not honoured")]
+
+
 # A containerd runtime's options table: the CRI plugin decodes it into runc's options struct by
 # re-encoding the map (keys sorted) and decoding it with go-toml, whose keys fall back to a
 # case-insensitive match and whose last key wins (containerd/containerd@v2.1.9:internal/cri/
@@ -516,34 +544,6 @@ def host_without_driver(text: str) -> list[CauseScore]:
         return []
     return [vote("host-driver-absent", 2.5, "host-without-driver",
                  f"{m.group(0)}: the node has no NVIDIA driver")]
-
-
-def nvidia_runtime_shown(text: str) -> str | None:
-    """The line that shows the device plugin's pods run under the nvidia runtime, which rules
-    out GX514 (``runtime-not-default``: the plugin started under runc), or None."""
-    low = text[:MAX_TEXT].lower()
-    m = _NVIDIA_RUNTIME_SHOWN.search(low)
-    if m is None and _KUBELET_ON_DOCKER.search(low):
-        m = _DOCKER_DEFAULT_NVIDIA.search(low)
-    return m.group(0) if m else None
-
-
-def plugin_envvar_ignored(text: str) -> list[CauseScore]:
-    """GX303: the plugin finds no NVML library although the paste shows it runs under the
-    nvidia runtime. The runtime then saw the container and injected nothing: the plugin asks
-    for the driver only through ``NVIDIA_VISIBLE_DEVICES=all`` in its env, which the toolkit
-    ignores for a container it counts as unprivileged (no CAP_SYS_ADMIN) when
-    ``accept-nvidia-visible-devices-envvar-when-unprivileged = false``
-    (NVIDIA/nvidia-container-toolkit@v1.17.0:internal/config/image/cuda_image.go
-    ``VisibleDevicesFromEnvVar``; cmd/nvidia-container-runtime-hook/main.go). A vote: a
-    driver root the plugin cannot see (GX304) gives the same line."""
-    shown = nvidia_runtime_shown(text)
-    low = text[:MAX_TEXT].lower()
-    if shown is None or not _PLUGIN_NO_NVML_LIB.search(low):
-        return []
-    return [vote("envvar-ignored", 1.0, "plugin-envvar-ignored",
-                 f"the plugin runs under the nvidia runtime ({shown}) yet loads no NVML "
-                 "library: its NVIDIA_VISIBLE_DEVICES was not honoured")]
 
 
 # ``ctr run`` drives containerd's task API directly: ``--runc-binary`` names the runtime binary
@@ -822,18 +822,14 @@ def driver_drops_gpu(text: str) -> list[CauseScore]:
     instance type: every driver an installer picks today is newer than R470, Kepler's last
     branch (``knowledge.gpu_generations``). A vote: a paste rarely shows which node ran which
     driver."""
-    low = text[:MAX_TEXT]
-    named = [(fam.gpu, m.group(0)) for fam in INSTANCE_FAMILIES
-             if (m := fam.pattern.search(low))]
-    named += [(m.group(0), m.group(0)) for gen in GENERATIONS
-              if (m := gen.products.search(low))]
+    body = text[:MAX_TEXT]
+    named = [(gen, m.group(0)) for fam in INSTANCE_FAMILIES
+             if (m := fam.pattern.search(body)) and (gen := generation_of(fam.gpu))]
+    named += [(gen, m.group(0)) for gen in GENERATIONS if (m := gen.products.search(body))]
     if not named:
         return []
-    branches = [int(next(g for g in m.groups() if g)) for m in _DRIVER_BRANCH.finditer(low)]
-    for gpu, where in named:
-        gen = generation_of(gpu)
-        if gen is None:
-            continue
+    branches = [int(next(g for g in m.groups() if g)) for m in _DRIVER_BRANCH.finditer(body)]
+    for gen, where in named:
         if branches:
             if min(branches) > gen.last_branch:
                 return [vote("gpu-unsupported", 2.0, "driver-drops-gpu",
