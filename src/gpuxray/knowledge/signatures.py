@@ -944,6 +944,15 @@ SIGNATURES: tuple[Signature, ...] = (
                     "not found: unknown", GH + "NVIDIA/nvidia-docker/issues/1447"),
                  _x("nvidia-container-cli: permission error: capability change failed",
                     "NVIDIA/libnvidia-container@09df17a2:src/cli/configure.c"))),
+    # the same CLI's container stage with the program's name cut off (a runtime that prints
+    # only the hook's last error, or a ticket that quotes only it): libnvidia-container's
+    # cgroup lookup reads /proc/<pid>/cgroup and mountinfo for the v1 ``devices`` controller,
+    # which a cgroup-v2-only host does not have (the library learnt cgroup v2 in v1.8.0)
+    _s("nvidia-cli-cgroup-devices", "cgroup subsystem devices not found",
+       r"(?<!nvidia-container-cli: )container error: cgroup subsystem devices not found",
+       {"injection-failed": 3.0}, (EVENT, STATUS, DESCRIBE, LOG), True,
+       examples=(_x("container error: cgroup subsystem devices not found: unknown",
+                    GH + "canonical/microk8s/issues/3231"),)),
     # the library's ldcache stage running the container's ldconfig and seeing it fail, as the
     # CLI reports it under any runtime's wrapping (a runc without seccomp support, an image's
     # broken ldconfig)
