@@ -178,6 +178,10 @@ def test_log_timestamps_and_stern_prefixes_come_off() -> None:
              "2024-05-01T10:00:01.5+02:00 second line"]
     assert cleanup.strip_log_timestamps(lines) == ['time="x" level=info msg="Starting"',
                                                    "second line"]
+    # a container log file read on the node: the CRI format's stream and tag come off too
+    assert cleanup.strip_log_timestamps(["2024-05-01T10:00:00.5+00:00 stderr F full",
+                                         "2024-05-01T10:00:00.6Z stdout P part"]) == [
+        "full", "part"]
     assert cleanup.strip_log_timestamps(["2024-05-01T10:00:00Z one", "two", "three"]) == [
         "2024-05-01T10:00:00Z one", "two", "three"]
     stern = ["nvidia-device-plugin-daemonset-x7k2p nvidia-device-plugin-ctr I1201 Starting FS "

@@ -289,6 +289,7 @@ def test_a_filtered_dump_is_not_the_whole_config() -> None:
 @pytest.mark.parametrize("header", [
     "",
     "2024-05-01T10:00:00.123456789Z ",  # kubectl logs --timestamps
+    "2024-05-01T10:00:00.123456789+00:00 stderr F ",  # a CRI log file under /var/log/pods
     "May  1 10:00:00 gpu-node-1 kernel: ",  # journalctl -k / syslog
     "[  201.910514] ",  # dmesg
     "[Wed May  1 10:00:00 2024] ",  # dmesg -T

@@ -137,8 +137,12 @@ def clean_lines(lines: list[str]) -> list[str]:
 
 
 # ``kubectl logs --timestamps``: an RFC 3339 time with nanoseconds before every line
-# (kubernetes/kubernetes@v1.34.0:pkg/kubelet/kuberuntime/logs/logs.go writes it so)
-_LOG_TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d) ")
+# (kubernetes/kubernetes@v1.34.0:pkg/kubelet/kuberuntime/logs/logs.go writes it so); a container
+# log file under /var/log/pods, pasted as read from the node, adds the stream and the tag
+# (``<time> stderr F <line>``: the CRI log format that logs.go's parseCRILog reads, ``F`` a
+# full line and ``P`` a partial one, k8s.io/cri-api@v0.34.0:pkg/apis/runtime/v1/constants.go)
+_LOG_TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d) "
+                     r"(?:(?:stdout|stderr) [FP] )?")
 # stern's default template: ``<pod> <container> <message>`` (stern/stern@v1.30.0:cmd/cmd.go)
 _STERN = re.compile(r"^(?P<pod>[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?) "
                     r"(?P<c>[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?) (?P<msg>.*)$")
