@@ -758,6 +758,16 @@ def test_two_spellings_of_binary_name_in_the_nvidia_options() -> None:
     assert any("/usr/local/bin/runc" in m for m in top.matched)
 
 
+@pytest.mark.parametrize("quote", ["", "> ", ">> "])
+def test_a_quoted_paste_is_read_as_the_component_wrote_it(quote: str) -> None:
+    """A ticket's reply quotes the paste with ``> `` on every line: the readings see it with
+    the markers off, as the signature scan does."""
+    text = "".join(quote + ln for ln in TWINS.format(second="/usr/local/bin/runc")
+                   .splitlines(keepends=True))
+    top = triage([("paste", text)]).causes[0]
+    assert top.cause.code == "GX307" and "reading:runtime-binary-twins" in top.signatures
+
+
 def test_one_binary_name_or_twins_that_agree_vote_nothing() -> None:
     same = TWINS.format(second="/usr/local/nvidia/toolkit/nvidia-container-runtime")
     assert "reading:runtime-binary-twins" not in _readings(same)

@@ -907,6 +907,9 @@ def triage(texts: Iterable[tuple[str, str]],
     matches: list[Match] = []
     names: list[str] = []
     inputs: list[TextInput] = []
+    # each input without the ticket's wrapping (quote markers, HTML, tables), for the readings:
+    # a config or log quoted with ``> `` reads as the component wrote it
+    cleaned: list[str] = []
     lines = 0
     for name, text in texts:
         names.append(name)
@@ -914,7 +917,8 @@ def triage(texts: Iterable[tuple[str, str]],
         # the ticket's wrapping (ANSI colours, HTML tags, markdown tables, line numbers) comes
         # off first, the same cleaning the part splitter reads, so a line is matched as the
         # component printed it
-        split = unwrap("\n".join(clean_lines(text.splitlines()))).splitlines()
+        cleaned.append("\n".join(clean_lines(text.splitlines())))
+        split = unwrap(cleaned[-1]).splitlines()
         lines += len(split)
         matches.extend(matcher.scan(split, name))
     matches = xids_of_uninitialised_gpus(matches)
@@ -930,8 +934,8 @@ def triage(texts: Iterable[tuple[str, str]],
                         and f.subject.name in evidence.imports_unpasted)
                and not evidence.reads_unpasted(f)]
     check_scores, check_fails, unknowns = _score_checks(checked)
-    joined = "\n".join(t.text for t in inputs)  # every input, for the readings of the whole paste
-    stage = [cs for _n, text in zip(names, (t.text for t in inputs), strict=True)
+    joined = "\n".join(cleaned)  # every input, for the readings of the whole paste
+    stage = [cs for text in cleaned
              for cs in driver_log_stage(text) + operand_events(text) + clusterpolicy_states(text)
              + toolkit_default_path_on_own_containerd(text)
              + wrapper_fallback_operand(text, matches) + unattended_upgrades(text)
