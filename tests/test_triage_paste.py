@@ -22,9 +22,12 @@ def _flat(text: str) -> str:
     return "\n".join(line.strip() for line in text.splitlines()) + "\n"
 
 
-@pytest.mark.parametrize("shape", ["kept", "flat", "prompt-and-fence"])
+@pytest.mark.parametrize("shape", ["kept", "flat", "prompt-and-fence", "indented", "quoted"])
 def test_describe_node_capacity_above_allocatable_is_gx203_with_the_count(shape: str) -> None:
     text = {"kept": DESCRIBE, "flat": _flat(DESCRIBE),
+            # a markdown code block by indentation, and a reply quoting the paste
+            "indented": "".join("    " + ln for ln in DESCRIBE.splitlines(keepends=True)),
+            "quoted": "".join("> " + ln for ln in DESCRIBE.splitlines(keepends=True)),
             "prompt-and-fence": "user@host:~$ kubectl describe node gpu-node-7\n```\n"
                                 + DESCRIBE + "```\n"}[shape]
     r = triage([("paste", text)])

@@ -135,3 +135,15 @@ _ROUTINE_LINES = (
 @pytest.mark.parametrize("line", _ROUTINE_LINES)
 def test_routine_lines_vote_for_nothing(line: str) -> None:
     assert default_matcher().match_line(line) == []
+
+
+def test_an_indented_nvml_error_is_no_nvidia_smi_field() -> None:
+    """nvidia-smi pads a field's name to the value column (a space before the colon); the NVML
+    error a ticket indents has none, and stays the device-lost line it is."""
+    from gpuxray.diagnose.triage import triage
+    codes = [c.cause.code for c in triage([("p", "    Failed to initialize NVML: Unknown Error\n")])
+             .causes]
+    assert codes[:1] == ["GX306"]
+    field = triage([("p", "        Current                           : Unknown Error\n")])
+    assert "smi-field-unknown-error" in {s for c in field.causes for s in c.signatures}
+

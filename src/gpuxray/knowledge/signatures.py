@@ -1145,7 +1145,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # there, and the GPU itself fails its queries (GSP firmware, a GPU in a bad state). The
     # host failing as the container does is not the container's device rules reset.
     _s("smi-field-unknown-error", "unknown error",
-       r"^\s{2,}[a-z][\w ./()-]{1,60}?\s*: unknown error\s*$",
+       # nvidia-smi pads every field's name to the value column, so a space stands before its
+       # colon; "Failed to initialize NVML: Unknown Error" indented in a ticket has none
+       r"^\s{2,}[a-z][\w ./()-]{1,60}?\s+: unknown error\s*$",
        {"nvml-gpu-error": 2.5}, (SMI,), True, against=("device-lost",),
        examples=(_x("        Current                           : Unknown Error",
                     GH + "awslabs/amazon-eks-ami/issues/1523"),)),

@@ -436,15 +436,38 @@ def journal_by_unit(text: str) -> dict[str, str]:
     return {u: "\n".join(lines) + "\n" for u, lines in out.items()}
 
 
+#: a markdown code block by indentation: four spaces before every line (CommonMark 0.31, 4.4
+#: "Indented code blocks"), which a ticket's text keeps when it is copied
+_CODE_INDENT = 4
+
+
+def _dedent(lines: list[str]) -> list[str]:
+    """``lines`` without the indentation every non-blank one shares, when that is a markdown
+    code block's (four spaces or more): kubectl's and the configs' own layout starts at the
+    first column, and their parsers read it from there. A smaller shared indent is kept (a
+    describe fragment's items stand two spaces in)."""
+    common: int | None = None
+    for ln in lines:
+        if ln.strip():
+            n = len(ln) - len(ln.lstrip(" "))
+            common = n if common is None else min(common, n)
+            if common < _CODE_INDENT:
+                return lines
+    if not common:
+        return lines
+    return [ln[common:] for ln in lines]
+
+
 def split_paste(text: str) -> list[Part]:
     """The parts of a paste, in order. A block's command names its kind; a block with no
     command, or whose command names nothing known, is typed by its shape."""
     parts: list[Part] = []
-    for cmd, start, lines in _blocks(clean_lines(text.splitlines())):
+    for cmd, start, lines in _blocks(_dedent(clean_lines(text.splitlines()))):
         while lines and not lines[-1].strip():
             lines = lines[:-1]
         if not any(ln.strip() for ln in lines):
             continue
+        lines = _dedent(lines)
         if not cmd and lines:
             # ``# /etc/containerd/config.toml``: a file shown under a comment naming its path
             head = re.match(r"^[ \t]*#[ \t]*(/[\w./@-]{1,255}\.toml)[ \t]*$", lines[0])
