@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from gpuxray.diagnose.triage import triage
 from gpuxray.engines.signatures import MAX_LINE, Matcher, default_matcher, full_matcher, rank
 from gpuxray.knowledge.codes import CATALOG
 from gpuxray.knowledge.signatures import (
@@ -140,7 +141,6 @@ def test_routine_lines_vote_for_nothing(line: str) -> None:
 def test_an_indented_nvml_error_is_no_nvidia_smi_field() -> None:
     """nvidia-smi pads a field's name to the value column (a space before the colon); the NVML
     error a ticket indents has none, and stays the device-lost line it is."""
-    from gpuxray.diagnose.triage import triage
     codes = [c.cause.code for c in triage([("p", "    Failed to initialize NVML: Unknown Error\n")])
              .causes]
     assert codes[:1] == ["GX306"]

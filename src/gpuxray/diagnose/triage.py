@@ -73,7 +73,7 @@ from gpuxray.model.factory import fail
 from gpuxray.model.finding import Evidence, Finding, Severity, Status, Subject
 from gpuxray.model.snapshot import Snapshot
 from gpuxray.sources.parsers import hostcmds, paste, wide
-from gpuxray.sources.parsers.cleanup import clean_lines
+from gpuxray.sources.parsers.cleanup import RFC3339_STAMP, clean_lines
 from gpuxray.sources.parsers.paste import Part
 from gpuxray.sources.parsers.versions import parse_containerd_version, version_tuple
 from gpuxray.sources.pasted import TextInput, paste_evidence
@@ -860,8 +860,7 @@ _WRAPPING = re.compile(r"^(?:[ \t]*>)+[ \t]?|^[ \t]*[-*][ \t]+(?=\S)|^[ \t]*`+|(
 # (util-linux/util-linux@v2.39:sys-utils/dmesg.c). Stripped, so a signature anchored at the
 # start of the component's own words still sees them first.
 _LOG_HEADER = re.compile(
-    r"^[ \t]*(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)[ \t]+"
-    r"(?:(?:stdout|stderr)[ \t]+[FP][ \t]+)?|"
+    r"^[ \t]*(?:" + RFC3339_STAMP + r"[ \t]+(?:(?:stdout|stderr)[ \t]+[FP][ \t]+)?|"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec) [ \d]\d \d\d:\d\d:\d\d "
     r"[^\s:]{1,253} [^\s:\[\]]{1,100}(?:\[\d{1,10}\])?:[ \t]+|"
     r"\[[ \t]*\d{1,10}\.\d{1,9}\][ \t]*|"

@@ -17,7 +17,8 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["MAX_LINE", "clean_lines", "stern_to_prefixed", "strip_ansi", "strip_log_timestamps"]
+__all__ = ["MAX_LINE", "RFC3339_STAMP", "clean_lines", "stern_to_prefixed", "strip_ansi",
+           "strip_log_timestamps"]
 
 MAX_LINE = 4096
 
@@ -141,8 +142,8 @@ def clean_lines(lines: list[str]) -> list[str]:
 # log file under /var/log/pods, pasted as read from the node, adds the stream and the tag
 # (``<time> stderr F <line>``: the CRI log format that logs.go's parseCRILog reads, ``F`` a
 # full line and ``P`` a partial one, k8s.io/cri-api@v0.34.0:pkg/apis/runtime/v1/constants.go)
-_LOG_TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d) "
-                     r"(?:(?:stdout|stderr) [FP] )?")
+RFC3339_STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)"
+_LOG_TS = re.compile(r"^" + RFC3339_STAMP + r" (?:(?:stdout|stderr) [FP] )?")
 # stern's default template: ``<pod> <container> <message>`` (stern/stern@v1.30.0:cmd/cmd.go)
 _STERN = re.compile(r"^(?P<pod>[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?) "
                     r"(?P<c>[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?) (?P<msg>.*)$")

@@ -462,7 +462,7 @@ def split_paste(text: str) -> list[Part]:
     """The parts of a paste, in order. A block's command names its kind; a block with no
     command, or whose command names nothing known, is typed by its shape."""
     parts: list[Part] = []
-    for cmd, start, lines in _blocks(_dedent(clean_lines(text.splitlines()))):
+    for cmd, start, lines in _blocks(clean_lines(text.splitlines())):
         while lines and not lines[-1].strip():
             lines = lines[:-1]
         if not any(ln.strip() for ln in lines):
