@@ -21,6 +21,7 @@ FAMILY = {
     "dra-feature-gates": "GX415",
     "dra-computedomain-node": "GX415",
     "dra-config-rejected": "GX308",
+    "dra-device-held": "GX308",
     "gfd-nodefeature-write": "GX414",
     "plugin-mps-daemon-unhealthy": "GX202",
     # widened in their own modules by this audit

@@ -9,7 +9,13 @@ from __future__ import annotations
 import pytest
 
 from gpuxray.diagnose.triage import OWN_LOG_WEIGHT, triage
-from gpuxray.knowledge.signatures import CAUSE_BY_ID, CAUSE_CHAIN, COMPONENTS, lead_code
+from gpuxray.knowledge.signatures import (
+    CAUSE_BY_ID,
+    CAUSE_CHAIN,
+    COMPONENTS,
+    SIGNATURES,
+    lead_code,
+)
 
 # NVIDIA/gpu-driver-container@06a208ca:ubuntu22.04/nvidia-driver
 DRIVER_HEAD = ("\n========== NVIDIA Software Installer ==========\n\n"
@@ -141,6 +147,10 @@ def test_chain_and_components_name_known_causes() -> None:
         assert link.cause in CAUSE_BY_ID and link.effects
         assert set(link.effects) <= set(CAUSE_BY_ID) and link.cause not in link.effects
         assert "@" in link.source or link.source.startswith("https://")
+        # a line the root does not explain is one of the effect's own signatures
+        for sig in link.unexplained:
+            votes = {cid for cid, _w in next(sg.votes for sg in SIGNATURES if sg.id == sig)}
+            assert votes & set(link.effects) and link.cause not in votes, sig
     for comp in COMPONENTS:
         assert comp.names and comp.priors and all(cid in CAUSE_BY_ID for cid, _w in comp.priors)
         assert all(0 < w < 0.5 for _cid, w in comp.priors)
@@ -263,7 +273,7 @@ def test_every_root_line_ranks_above_every_symptom_line_of_its_chain() -> None:
         for root in (s for s in by_primary.get(link.cause, []) if s.deciding):
             for eid in link.effects:
                 for eff in by_primary.get(eid, []):
-                    if link.cause in eff.against:
+                    if link.cause in eff.against or eff.id in link.unexplained:
                         continue  # a line that rules the root out is no symptom of it
                     text = f"{root.examples[0].line}\n{eff.examples[0].line}\n"
                     r = triage([("paste", text)])
@@ -592,3 +602,21 @@ def test_an_xid_of_a_gpu_that_never_initialised_is_no_unhealthy_device(
     codes = _codes(text)
     assert ("GX203" in codes) == unhealthy, codes
     assert {"GX505", "GX403"} <= set(codes)
+
+
+def test_a_device_held_by_another_claim_is_the_claims_own_failure() -> None:
+    """The kubelet plugin's earlier attempts waited for the ComputeDomain; the one that failed
+    found the channel held in its checkpoint by another claim (dra-driver-nvidia-gpu#1162):
+    the prepare failure is the cause, not an IMEX daemon that later came up."""
+    claim = "'ml/job-0-channel-x2k:5f0c1d2e-3b4a-4c5d-8e9f-0a1b2c3d4e5f'"
+    log = "".join(
+        f"I0523 22:44:5{i}.336698       1 workqueue.go:171] Reconcile: error preparing devices "
+        f"for claim {claim}: prepare devices failed: error applying config: error asserting "
+        f"ComputeDomain Ready: current node not ready in ComputeDomain (attempt {i})\n"
+        for i in (1, 2, 3))
+    held = ("requested device channel-0 is already allocated to different claim "
+            "4914da61-1a20-42b3-bf26-981025df4289\n")
+    waiting = triage([("plugin", log)])
+    assert waiting.causes[0].cause.id == "dra-imex-down"
+    r = triage([("plugin", held + log)])
+    assert [c.cause.code for c in r.causes[:2]] == ["GX308", "GX415"]

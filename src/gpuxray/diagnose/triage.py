@@ -677,6 +677,8 @@ def order_by_chain(ranked: list[CauseScore],
                     continue
                 if eff.score <= 0 or not _own_evidence(root, eff, link.strict):
                     continue
+                if any(sg in eff.signatures for sg in link.unexplained):
+                    continue
                 if eff.score >= root.score * EFFECT_SHARE - 1e-9:
                     eff.score = root.score * EFFECT_SHARE - 0.01
                     moved = True

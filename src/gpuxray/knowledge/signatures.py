@@ -2810,6 +2810,10 @@ class CauseLink:
     # the root's own evidence must name it first (a line whose strongest vote is the root, or
     # a check of its code): a line that only also votes for it does not count
     strict: bool = False
+    # the effect's own lines that the root does not explain: where the effect carries one, the
+    # effect keeps its rank (a claim's device held in the checkpoint by another claim is no
+    # IMEX wait, though the earlier attempts of the same claim waited for IMEX)
+    unexplained: tuple[str, ...] = ()
 
 
 _DRIVER_ROOT_EFFECTS = ("driver-failing", "operand-init", "nvml-init", "not-advertised",
@@ -2921,7 +2925,7 @@ CAUSE_CHAIN: tuple[CauseLink, ...] = (
     CauseLink("dra-imex-down", ("dra-prepare",),
               "NVIDIA/k8s-dra-driver-gpu@v25.12.0:cmd/compute-domain-kubelet-plugin/"
               "device_state.go (Prepare asserts the ComputeDomain ready on this node)",
-              strict=True),
+              strict=True, unexplained=("dra-device-held",)),
     CauseLink("unhealthy", ("dra-prepare",),
               "NVIDIA/k8s-dra-driver-gpu@v25.12.0:cmd/gpu-kubelet-plugin/device_state.go "
               "(Prepare refuses a device the health loop marked unhealthy)", strict=True),

@@ -103,9 +103,22 @@ DEVICES_SIGNATURES: tuple[Signature, ...] = (
         "error preparing devices for claim 'ml/job-0-gpu:5f0c1d2e-3b4a-4c5d-8e9f-0a1b2c3d4e5f': "
         "prepare devices failed: requested device is not healthy: gpu-0",
         DRA + "cmd/gpu-kubelet-plugin/device_state.go")),
-    # ---- DRA driver: a claim's opaque config the GPU kubelet plugin cannot apply --------------
+    # ---- DRA driver: the node's checkpoint still holds the device for another claim ---------
+    # Prepare refuses a device that a claim prepared earlier still holds in the plugin's
+    # checkpoint (a stale one after a retry, or two pools naming one GPU): the claim's own
+    # failure, whatever the IMEX daemon was doing while earlier attempts waited
+    _s("dra-device-held", "already allocated to different claim",
+       r"requested device \S+ is already allocated to different claim",
+       {"dra-prepare": 4.5}, (LOG, EVENT, DESCRIBE), True,
+       ("error preparing devices for claim 'ml/job-0-channel-x2k:5f0c1d2e-3b4a-4c5d-8e9f-"
+        "0a1b2c3d4e5f': prepare devices failed: requested device channel-0 is already allocated "
+        "to different claim 4914da61-1a20-42b3-bf26-981025df4289",
+        DRA + "cmd/compute-domain-kubelet-plugin/device_state.go"),
+       ("prepare devices failed: requested device gpu-0 is already allocated to different claim "
+        "5f0c1d2e-3b4a-4c5d-8e9f-0a1b2c3d4e5f", DRA + "cmd/gpu-kubelet-plugin/device_state.go")),
     # the claim's (or class's) config names a kind of device the request was not allocated
     # (a GpuConfig on a MIG device), or MPS under the DynamicMIG gate
+    # ---- DRA driver: a claim's opaque config the GPU kubelet plugin cannot apply --------------
     _s("dra-config-rejected", "cannot apply gpuconfig|cannot apply migdeviceconfig|"
        "cannot apply vfiodeviceconfig|not yet supported when using featuregates",
        r"cannot apply (?:gpuconfig|migdeviceconfig|vfiodeviceconfig) to device |"
