@@ -20,7 +20,9 @@ SOURCE = re.compile(r"^(?:[\w.-]+/[\w.-]+@[\w.+-]+:\S+|https://\S+)$")
 # (code ranked first, the upstream file that prints the line, the line)
 LINES: list[tuple[str, str, str]] = [
     # ---- libnvidia-container: nvidia-container-cli's <stage> error lines, its debug log
-    ('GX304', 'NVIDIA/libnvidia-container@v1.17.0:src/cli/configure.c',
+    # the hook failing at create on a host with no loaded driver: where confirmed, the runtime
+    # applied to a host without GPUs (ray-project/ray#11418, dstackai/dstack#1942)
+    ('GX307', 'NVIDIA/libnvidia-container@v1.17.0:src/cli/configure.c',
      'nvidia-container-cli: initialization error: nvml error: driver not loaded'),
     ('GX304', 'NVIDIA/libnvidia-container@v1.17.0:src/cli/configure.c',
      'nvidia-container-cli: initialization error: nvml error: driver/library version mismatch'),
@@ -366,14 +368,14 @@ LINES: list[tuple[str, str, str]] = [
      '(last key "plugins.io.containerd.cri.v1.runtime"): expected \'.\' or \'=\', but got \''
      "]' instead"),
     # ---- runc: the hook wrapper across releases
-    ('GX304', 'opencontainers/runc@v1.0.0-rc90:libcontainer/process_linux.go',
+    ('GX307', 'opencontainers/runc@v1.0.0-rc90:libcontainer/process_linux.go',
      'docker: Error response from daemon: OCI runtime create failed: container_linux.go:349: '
      'starting container process caused "process_linux.go:449: container init caused '
      '\\"process_linux.go:432: running prestart hook 0 caused \\\\\\"error running hook: ex'
      'it status '
      '1, stdout: , stderr: nvidia-container-cli: initialization error: nvml error: driver not '
      'loaded\\\\\\\\n\\\\\\"\\"": unknown.'),
-    ('GX304', 'opencontainers/runc@v1.1.0:libcontainer/configs/config.go',
+    ('GX307', 'opencontainers/runc@v1.1.0:libcontainer/configs/config.go',
      'error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected '
      "mode as 'legacy'\nnvidia-container-cli: initialization error: nvml error: driver not "
      'loaded: unknown'),
@@ -399,7 +401,7 @@ LINES: list[tuple[str, str, str]] = [
      'failed: runc create failed: unable to start container process: error during container '
      'init: error running prestart hook #0: exit status 1, stdout: , stderr: Auto-detected mode '
      "as 'legacy'\nnvidia-container-cli: initialization error: nvml error: unknown error: unknown"),
-    ('GX304', 'opencontainers/runc@v1.1.0:libcontainer/configs/config.go',
+    ('GX307', 'opencontainers/runc@v1.1.0:libcontainer/configs/config.go',
      'Error: failed to create containerd task: failed to create shim task: OCI runtime create '
      'failed: runc create failed: unable to start container process: error during container '
      'init: error running hook #0: error running hook: exit status 1, stdout: , stderr: '

@@ -97,7 +97,7 @@ _LOOK_ALIKES = (
     # the container CLI failing on a faulted GPU vs on a missing driver
     ("nvidia-container-cli: detection error: nvml error: gpu requires reset", "GX505"),
     ("nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown",
-     "GX304"),
+     "GX307"),
     # persistenced: no devices (driver not loaded) vs another persistenced holding the lock
     ("nvidia-persistenced[88]: Unable to find any NVIDIA devices", "GX304"),
     ("nvidia-persistenced[88]: Failed to lock PID file: Resource temporarily unavailable",

@@ -911,12 +911,15 @@ SIGNATURES: tuple[Signature, ...] = (
        r"\"?false", {"envvar-ignored": 3.0}, (CONFIG, DESCRIBE), True,
        examples=(_x("accept-nvidia-visible-devices-envvar-when-unprivileged = false",
                     CTK + "api/config/v1/config.go"),)),
-    # The CLI's NVML init finding no loaded kernel module: the hook fails, but what is wrong is
-    # the host's driver (not loaded, or its container not done), not the injection
-    # (libnvidia-container's driver_init wraps NVML's own "Driver Not Loaded")
+    # The CLI's NVML init finding no loaded kernel module (libnvidia-container's driver_init
+    # wraps NVML's own "Driver Not Loaded"): the hook fails at container create, before any
+    # process of the container runs. Where it was confirmed, the runtime's hook was applied to
+    # a container on a host with no GPU or no driver (a CPU-only instance from a GPU image, a
+    # launcher that sets --runtime=nvidia whenever the runtime is installed): the injection is
+    # what fails; a GPU host whose driver is not up also shows its driver's own lines
     _s("nvidia-cli-driver-not-loaded", "nvidia-container-cli",
        r"nvidia-container-cli(?:\.real)?:? initialization error: nvml error: driver not loaded",
-       {"nvml-init": 4.5, "driver-failing": 1.0, "injection-failed": 0.25},
+       {"injection-failed": 4.5, "nvml-init": 2.0, "driver-failing": 0.75},
        (EVENT, STATUS, DESCRIBE, LOG), True,
        examples=(_x("stderr: nvidia-container-cli: initialization error: nvml error: driver not "
                     "loaded: unknown", GH + "NVIDIA/nvidia-container-toolkit/issues/260"),)),
