@@ -10,6 +10,7 @@ proves nothing.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -109,24 +110,53 @@ def test_check_from_lean_pods_reports_as_from_whole_pods(
     _reports(root, capsys, monkeypatch)
 
 
-@pytest.mark.parametrize("pieces", ["one-pod", "split", "settled"])
+@pytest.mark.parametrize("pieces", ["one-pod", "split", "runs"])
 @pytest.mark.parametrize("shape", sorted(s for s in SHAPES if s != "mustgather"))
 def test_check_from_lean_pods_reports_as_from_whole_pods_on_bench_shapes(
         shape: str, pieces: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     """``one-pod``: pieces of a pod or two (a wanted one makes its piece whole); ``split``:
-    ~15 pods a piece, the wanted ones decoded from their own text; ``settled``: the rest of
-    the file decoded whole once enough pods were wanted (the fleet shape)."""
+    ~15 pods a piece, the wanted ones decoded from their own text; ``runs``: the rest of
+    the file decoded whole after a piece that was mostly wanted (asked again only far on)."""
     root = generate(tmp_path / shape, 60, 20, shape=shape)
     stream_in_small_pieces(monkeypatch)
     if pieces != "one-pod":
         monkeypatch.setattr(decode, "_CHUNK_BYTES", 60_000)
         monkeypatch.setattr(decode, "_STEP_BYTES", 6_000)
-    if pieces == "settled":
-        monkeypatch.setattr(decode, "_SETTLE_ITEMS", 100)
+    if pieces == "runs":
+        monkeypatch.setattr(decode, "_PROBE_FIRST", 1000)
+        monkeypatch.setattr(decode, "_PROBE_MAX", 1000)
     monkeypatch.setenv("COLUMNS", "200")
     kinds = _kinds(root)
-    assert kinds["Pod"] > 0 and (kinds["PodLean"] > 0 or pieces == "settled"), kinds
+    assert kinds["Pod"] > 0 and (kinds["PodLean"] > 0 or pieces == "runs"), kinds
+    _reports(root, capsys, monkeypatch)
+
+
+def test_a_run_of_wanted_pods_at_the_head_leaves_the_rest_lean(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """An apiserver lists pods by namespace and name: a fleet's operator namespace can come
+    first as one run of pods wanted whole. The pieces after the run are asked again, and the
+    healthy workload pods that follow are decoded lean, with the report unchanged."""
+    # 6,000 pods, a quarter of them operands: more than a third of the first 4,000 are wanted
+    root = generate(tmp_path / "fleet", 300, 20, shape="fleet")
+    pods = root / "cluster" / "pods.json"
+    doc = json.loads(pods.read_text())
+    ns = next(p["metadata"]["namespace"] for p in doc["items"]
+              if p["metadata"]["name"].startswith("nvidia-"))
+    doc["items"].sort(key=lambda p: (p["metadata"]["namespace"] != ns,
+                                     p["metadata"]["namespace"], p["metadata"]["name"]))
+    pods.write_text(json.dumps(doc, separators=(",", ":")))
+    stream_in_small_pieces(monkeypatch)
+    monkeypatch.setattr(decode, "_CHUNK_BYTES", 600_000)  # ~200 pods a piece
+    monkeypatch.setattr(decode, "_STEP_BYTES", 60_000)
+    snap = load_bundle_dir(root, lean_pods=True)
+    kinds = [type(p).__name__ for p in snap.pods]
+    operands = sum(p.metadata.namespace == ns for p in snap.pods)
+    assert operands > 50 and all(k == "Pod" for k in kinds[:operands])
+    tail = kinds[-len(kinds) // 4:]
+    assert tail.count("PodLean") > 0.5 * len(tail), Counter(tail)
+    monkeypatch.setenv("COLUMNS", "200")
     _reports(root, capsys, monkeypatch)
 
 

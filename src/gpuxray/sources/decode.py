@@ -305,17 +305,20 @@ def _decode_pieces(fh: io.BufferedIOBase, size: int, typ: type[T],
 
 #: a piece with more than this share of its objects wanted whole is decoded whole at once
 _WHOLE_PIECE_SHARE = 0.3
-#: once this share of the objects seen so far (after the first few thousand) was wanted
-#: whole, the rest of the file is decoded whole without asking: the slim decode and the
-#: question cost more than they save where most objects are wanted (an operator's fleet)
-_WHOLE_FILE_SHARE = 0.3
-_SETTLE_ITEMS = 4000
+#: after a piece that was mostly wanted, the next pieces are decoded whole without asking (the
+#: slim decode and the question cost more than they save where most objects are wanted: an
+#: operator's namespace, or a fleet where every piece holds its operands); one piece in a
+#: stretch of them is asked again, after 2, 4, then every 8 pieces, so a stretch ends where
+#: the wanted objects do. An apiserver lists objects by namespace and name: the operator's
+#: pods come as one run, and a run at the head of the file must not make the rest whole
+_PROBE_FIRST = 2
+_PROBE_MAX = 8
 
 
 class _Wanted:
     """Replaces the objects of each piece that ``whole.want`` asks for by their whole decode:
-    each from its own text, or the piece decoded whole when much of it is wanted; every piece
-    whole once most objects were.
+    each from its own text, or the piece decoded whole when much of it is wanted, and the pieces
+    after it whole until one asked again is not.
 
     An object's own text is found where the items open (:meth:`by_opening`), else by splitting
     the piece into raw items — a second parse of the whole piece, which cost more than the
@@ -335,11 +338,10 @@ class _Wanted:
         self.whole_dec = msgspec.json.Decoder(list[whole.typ])  # type: ignore[name-defined]
         self.item_dec = msgspec.json.Decoder(whole.typ)
         self.raw_dec = msgspec.json.Decoder(list[msgspec.Raw])
-        self.seen = self.wanted = 0
-
-    def all_whole(self) -> bool:
-        return (self.by_share and self.seen >= _SETTLE_ITEMS
-                and self.wanted > _WHOLE_FILE_SHARE * self.seen)
+        #: pieces to decode whole without asking before the next is asked, and the gap
+        #: after that one if it is mostly wanted again
+        self.unasked = 0
+        self.gap = _PROBE_FIRST
 
     def whole_piece(self, view: memoryview) -> list[Any]:
         got: list[Any] = self.whole_dec.decode(view)
@@ -348,26 +350,31 @@ class _Wanted:
         return got
 
     def piece(self, dec: msgspec.json.Decoder[list[Any]], view: memoryview) -> list[Any]:
-        if self.all_whole():
+        if self.unasked:
+            self.unasked -= 1
             return self.whole_piece(view)
         got = dec.decode(view)
         try:
-            self.replace(got, view)
+            many = self.replace(got, view)
         finally:
             if self.detach is not None:
                 self.detach(got)
+        if many:  # a run of wanted objects: the next pieces whole, asked again further on
+            self.unasked = self.gap - 1
+            self.gap = min(self.gap * 2, _PROBE_MAX)
+        else:
+            self.gap = _PROBE_FIRST
         return got
 
-    def replace(self, got: list[Any], view: memoryview) -> None:
+    def replace(self, got: list[Any], view: memoryview) -> bool:
+        """Whether the piece was mostly wanted (and so decoded whole)."""
         want = self.want
         idx = [i for i, o in enumerate(got) if want(o)]
-        self.seen += len(got)
-        self.wanted += len(idx)
         if not idx:
-            return
+            return False
         if self.by_share and len(idx) > _WHOLE_PIECE_SHARE * len(got):
             got[:] = self.whole_piece(view)
-            return
+            return True
         wholes = self.by_opening(got, idx, view)
         if wholes is None:
             raws = self.raw_dec.decode(view)
@@ -379,6 +386,7 @@ class _Wanted:
             self.shared(wholes)
         for i, obj in zip(idx, wholes, strict=True):
             got[i] = obj
+        return False
 
     def by_opening(self, got: list[Any], idx: list[int], view: memoryview) -> list[Any] | None:
         """The wanted objects decoded from their own text, cut where each item opens: the
