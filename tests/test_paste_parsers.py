@@ -512,6 +512,28 @@ def test_containerd_version_line_sets_the_daemon_version(line: str,
     assert rv.ver == version and not rv.assumed
 
 
+@pytest.mark.parametrize("wrap", ["crlf", "quoted", "html"])
+def test_whole_input_readers_see_the_paste_unwrapped(wrap: str) -> None:
+    """The readers of a whole input (``containerd --version`` anywhere, line-anchored) read
+    it as the part parsers and the signature scan do: CRLF line ends, a reply's ``> `` quote
+    markers and HTML entities off (containerd/containerd#6389's paste, wrapped)."""
+    from gpuxray.engines.containerd.host import host_version
+
+    text = ("some text\ncontainerd containerd.io 1.4.12 7b11cfaabd73bb80907dd23182b9347b4245eb5d"
+            "\nWarning  FailedCreatePodSandBox  5s  kubelet  Failed to create pod sandbox: rpc "
+            'error: code = Unknown desc = failed to get sandbox runtime: no runtime for "nvidia" '
+            "is configured\n")
+    if wrap == "crlf":
+        text = text.replace("\n", "\r\n")
+    elif wrap == "quoted":
+        text = "".join(f"> {ln}\n" for ln in text.splitlines())
+    else:
+        text = text.replace('"', "&quot;")
+    host = next(iter(_evidence(text).snapshot.hosts.values()))
+    assert host_version(host).ver == (1, 4, 12)
+    assert triage([("paste", text)]).causes[0].cause.code == "GX501"
+
+
 def test_pods_from_tables_are_bounded() -> None:
     from gpuxray.sources.pasted import MAX_TABLE_PODS
 

@@ -914,16 +914,16 @@ def triage(texts: Iterable[tuple[str, str]],
     lines = 0
     for name, text in texts:
         names.append(name)
-        inputs.append(TextInput(name, text))
         # the ticket's wrapping (ANSI colours, HTML tags, markdown tables, line numbers) comes
-        # off first, the same cleaning the part splitter reads, so a line is matched as the
-        # component printed it
+        # off first, once: the part parsers read the same cleaned text, so a line is matched
+        # and parsed as the component printed it
         cleaned.append("\n".join(clean_lines(text.splitlines())))
+        inputs.append(TextInput(name, cleaned[-1]))
         split = unwrap(cleaned[-1]).splitlines()
         lines += len(split)
         matches.extend(matcher.scan(split, name))
     matches = xids_of_uninitialised_gpus(matches)
-    evidence = paste_evidence(inputs)
+    evidence = paste_evidence(inputs, cleaned=True)
     checked = run_all(evidence.snapshot) + node_arithmetic(evidence.snapshot) + \
         plugin_configs(evidence.plugin_configs)
     checked = [f for f in checked if not (f.code in LABEL_CODES and f.subject.kind == "Node"

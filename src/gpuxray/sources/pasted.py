@@ -52,6 +52,7 @@ from gpuxray.sources.parsers import (
     wide,
 )
 from gpuxray.sources.parsers.bugreport import status_to_show
+from gpuxray.sources.parsers.cleanup import clean_lines
 from gpuxray.sources.parsers.paste import Part, split_paste
 from gpuxray.sources.redact import redact_text
 
@@ -374,8 +375,18 @@ def _name_excerpts(text: str) -> str:
     return "\n".join(out)
 
 
-def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
-    """Cut each input into parts and parse each with the bundle path's parser for its kind."""
+def paste_evidence(inputs: list[TextInput], cleaned: bool = False) -> PasteEvidence:
+    """Cut each input into parts and parse each with the bundle path's parser for its kind.
+
+    Every reader below sees each input once without the ticket's wrapping (CRLF line ends,
+    ``> `` quote markers, HTML, markdown tables: ``cleanup.clean_lines``, one line in, one
+    out), the part splitter as much as the line-anchored readers of the whole input
+    (``containerd --version``, a driver's version file, ``lspci -k``). ``cleaned``: the
+    caller has already cleaned them (``triage`` scans the same cleaned lines); cleaning is
+    not idempotent (an HTML entity decodes once)."""
+    if not cleaned:
+        inputs = [TextInput(ti.name, "\n".join(clean_lines(ti.text.splitlines())),
+                            ti.truncated) for ti in inputs]
     from gpuxray.sources.mustgather import _allocation  # the must-gather's describe arithmetic
 
     nodes: dict[str, k8s.Node] = {}
@@ -397,7 +408,7 @@ def paste_evidence(inputs: list[TextInput]) -> PasteEvidence:
     cli_gpus = ""  # `nvidia-container-cli info`'s GPUs, in `nvidia-smi -L` form
     lsmod_partial = False  # the filed lsmod is a grep that does not show the nvidia module
     for ti in inputs:
-        for part in split_paste(ti.text):
+        for part in split_paste(ti.text, cleaned=True):
             parts.append((ti.name, part))
             kinds[part.kind] = kinds.get(part.kind, 0) + 1
             k, t = part.kind, part.text

@@ -458,11 +458,13 @@ def _dedent(lines: list[str]) -> list[str]:
     return [ln[common:] for ln in lines]
 
 
-def split_paste(text: str) -> list[Part]:
+def split_paste(text: str, cleaned: bool = False) -> list[Part]:
     """The parts of a paste, in order. A block's command names its kind; a block with no
-    command, or whose command names nothing known, is typed by its shape."""
+    command, or whose command names nothing known, is typed by its shape. ``cleaned``: the
+    text is already without the ticket's wrapping (``clean_lines``)."""
     parts: list[Part] = []
-    for cmd, start, lines in _blocks(clean_lines(text.splitlines())):
+    lines_in = text.splitlines()
+    for cmd, start, lines in _blocks(lines_in if cleaned else clean_lines(lines_in)):
         while lines and not lines[-1].strip():
             lines = lines[:-1]
         if not any(ln.strip() for ln in lines):
