@@ -135,3 +135,27 @@ def test_a_paste_that_decides_nothing_is_never_decided() -> None:
         r = triage([(case.name, case.text)])
         if r.causes and not r.causes[0].deciding:
             assert not r.decided and r.collect_next, case.name
+
+
+#: how tickets wrap a paste whatever it holds: a file saved with CRLF line ends, a reply that
+#: quotes the paste with ``> ``, a markdown code block by indentation (CommonMark 4.4)
+WRAPPINGS = {
+    "crlf": lambda text: text.replace("\n", "\r\n"),
+    "quoted": lambda text: "".join(f"> {ln}\n" for ln in text.splitlines()),
+    "indented": lambda text: "".join(f"    {ln}\n" for ln in text.splitlines()),
+}
+
+
+@pytest.mark.parametrize("wrap", sorted(WRAPPINGS))
+def test_dev_cases_wrapped_as_tickets_wrap_them_rank_as_plain(wrap: str) -> None:
+    """A measure no case was written for: each dev paste wrapped the way tickets wrap pastes
+    ranks its confirmed cause first where the plain paste does (one loss allowed)."""
+    lost = []
+    for case in cases("dev"):
+        plain = triage([(case.name, case.text)]).causes
+        if not plain or plain[0].cause.code != case.primary:
+            continue
+        wrapped = triage([(case.name, WRAPPINGS[wrap](case.text))]).causes
+        if not wrapped or wrapped[0].cause.code != case.primary:
+            lost.append(case.name)
+    assert len(lost) <= 1, lost
