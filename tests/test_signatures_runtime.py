@@ -44,6 +44,7 @@ EXPECTED = {
     "ctk-cdi-generate-failed": "GX305",
     "ctk-cdi-invalid-mode": "GX305",
     "ctk-cdi-refresh-unit-failed": "GX305",
+    "ctk-cdi-refresh-condition": "GX305",
     "cli-other-stage": "GX307",
     "cli-shared-libraries": "GX307",
     "cli-nvml-unknown-init": "GX304",

@@ -1188,8 +1188,8 @@ SIGNATURES: tuple[Signature, ...] = (
        # upgrade nothing rebuilt it for (DKMS absent or failed): the tickets that confirm a
        # cause for this line name that first (GoogleCloudPlatform/compute-gpu-installation
        # issue 25, and the unattended-upgrade ones)
-       {"nvml-init": 1.5, "kernel-upgraded": 0.6, "nouveau": 0.5, "secure-boot": 0.5,
-        "kernel-headers": 0.25},
+       {"kernel-upgraded": 1.5, "driver-failing": 1.4, "nvml-init": 1.2, "nouveau": 0.5,
+        "secure-boot": 0.5, "kernel-headers": 0.25},
        (SMI, LOG, VALIDATOR),
        examples=(_x("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
                     "driver. Make sure that the latest NVIDIA driver is installed and running.",

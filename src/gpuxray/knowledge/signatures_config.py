@@ -32,6 +32,7 @@ words of the message and the ``nvidia.com`` kinds, so the same wording about ano
 from __future__ import annotations
 
 from gpuxray.knowledge.signature_types import (
+    CONFIG,
     DESCRIBE,
     EVENT,
     LOG,
@@ -115,14 +116,20 @@ CONFIG_SIGNATURES: tuple[Signature, ...] = (
        ("error building device map from config.resources: invalid MIG configuration: error "
         "visiting devices: error visiting device: error visiting MIG device: error getting "
         "device attributes: ERROR_NOT_SUPPORTED", DP + "v0.14.0:internal/rm/device_map.go")),
-    # GFD's product label for a node single cannot serve (count, memory and replicas 0)
+    # GFD's product label for a node single cannot serve (count, memory and replicas 0). GFD
+    # writes it for three reasons (internal/lm/mig-strategy.go): a GPU in MIG mode with no MIG
+    # devices (the layout not applied, or lost until the GPU is reset), MIG and whole GPUs
+    # mixed, or several MIG profiles; two are the layout's, one the strategy's. The label as
+    # `kubectl get node -o json | jq .metadata.labels` prints it is quoted
     _s("gfd-mig-invalid-label", "-mig-invalid",
-       r"nvidia\.com/gpu\.product[=:]\s*\S*-mig-invalid\b",
-       {"mig-strategy": 4.0}, (DESCRIBE, LOG), True,
+       r"nvidia\.com/gpu\.product\"?\s*[=:]\s*\"?\S*-mig-invalid\b",
+       {"mig-failed": 3.0, "mig-strategy": 2.5}, (DESCRIBE, LOG, CONFIG), True,
        ("nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB-MIG-INVALID",
         DP + "v0.17.0:internal/lm/mig-strategy.go"),
        ("nvidia.com/gpu.product: A100-SXM4-40GB-MIG-INVALID",
-        GFD + "v0.8.2:internal/lm/mig-strategy.go")),
+        GFD + "v0.8.2:internal/lm/mig-strategy.go"),
+       ('"nvidia.com/gpu.product": "NVIDIA-A100-80GB-PCIe-MIG-INVALID",',
+        DP + "v0.17.0:internal/lm/mig-strategy.go")),
     # single over a GPU in MIG mode with no MIG devices: the layout was never applied (GX407);
     # mixed would only have warned, so the strategy is the smaller half
     # (GFD up to v0.4 stopped on it instead: "No MIG devices present on node")

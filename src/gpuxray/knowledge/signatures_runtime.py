@@ -415,6 +415,15 @@ RUNTIME_SIGNATURES: tuple[Signature, ...] = (
         CTK + "v1.18.0:deployments/systemd/nvidia-cdi-refresh.service"),
        ("Job for nvidia-cdi-refresh.service failed because the control process exited with "
         "error code.", CTK + "v1.18.0:deployments/systemd/nvidia-cdi-refresh.service")),
+    # v1.18.0's refresh unit runs `cdi generate` only where modules.dep names a file
+    # `/nvidia.ko`: a distribution that ships the module under another name (Debian's
+    # nvidia-current.ko) skips it with the driver loaded, and no spec is written (fixed in
+    # v1.18.1, NVIDIA/nvidia-container-toolkit#1409)
+    _s("ctk-cdi-refresh-condition", "execcondition=",
+       r"execcondition=\S*grep -qe '/nvidia\.ko' \S*modules\.dep",
+       {"cdi-unresolvable": 2.0}, (CONFIG, LOG, JOURNAL, STATUS), False,
+       ("ExecCondition=/usr/bin/grep -qE '/nvidia.ko' /lib/modules/%v/modules.dep",
+        CTK + "v1.18.0:deployments/systemd/nvidia-cdi-refresh.service")),
     # the device nodes nvidia-ctk (system create-device-nodes, create-dev-char-symlinks, the
     # validator's /dev/char step) creates from /proc/devices: no nvidia major there means the
     # kernel module is not loaded, whatever asked for the nodes

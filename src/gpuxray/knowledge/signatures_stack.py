@@ -580,10 +580,23 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
        {"unsupported-stack": 4.5}, (LOG,), True,
        examples=(_x("Could not register device plugin: rpc error: code = Unimplemented desc = "
                     "unknown service v1beta1.Registration", DP + "internal/plugin/server.go"),)),
+    # a GPU whose NVML cannot report its memory (GB10's unified memory: Not Supported): plugins
+    # up to v0.17.3 stop at enumeration, v0.17.4 on log "Ignoring error getting device memory"
+    # and register the GPU, so the plugin release is older than the GPU it serves
+    _s("plugin-device-memory", "error getting device memory",
+       r"(?<!ignoring )error getting device memory: not supported",
+       {"unsupported-stack": 3.5}, (LOG, STATUS), True,
+       examples=(_x("E1101 10:02:10.000000       1 main.go:173] error starting plugins: error "
+                    "getting plugins: unable to create plugins: failed to construct resource "
+                    "managers: error building device map: error building device map from "
+                    "config.resources: error building GPU device map: error building Device: "
+                    "error getting device memory: Not Supported",
+                    "NVIDIA/k8s-device-plugin@v0.17.3:internal/rm/devices.go"),)),
     # a binary built against a newer NVML than the node's driver ships (the driver branch is
-    # older than the component supports); the dynamic loader stops it at the first call
+    # older than the component supports); the dynamic loader stops it at the first call. A
+    # ticket often quotes the loader's last words only (``undefined symbol: nvml…``)
     _s("nvml-undefined-symbol", "undefined symbol: nvml",
-       r"symbol lookup error: .*undefined symbol: nvml\w+",
+       r"(?:symbol lookup error: .*)?undefined symbol: nvml[a-z]\w+",
        {"unsupported-stack": 3.5}, (LOG, STATUS), True,
        examples=(_x("nvidia-device-plugin: symbol lookup error: nvidia-device-plugin: undefined "
                     "symbol: nvmlDeviceGetPciInfo_v3", GLIBC),
