@@ -812,3 +812,32 @@ def test_cuda_not_permitted_points_at_lost_device_access() -> None:
     line = ('time=2024-05-24T03:58:55.594Z level=INFO source=gpu.go:197 msg="error looking up '
             'nvidia GPU memory" error="nvcuda failed to get primary device context 800"\n')
     assert _codes(line)[0] == "GX306"
+
+
+_NO_DRIVER = ("WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be "
+              "available.\n   Use the NVIDIA Container Toolkit to start this container with GPU "
+              "support; see\n   https://docs.nvidia.com/datacenter/cloud-native/ .\n")
+
+
+@pytest.mark.parametrize("command", [
+    "$ docker run -it --rm nvcr.io/nvidia/pytorch:24.01-py3",
+    "sudo docker run -it \\\n    --shm-size=1g -v /data:/data \\\n"
+    "    nvcr.io/nvidia/pytorch:24.01-py3 bash",
+    "podman run --rm docker.io/nvidia/cuda:12.4.0-base-ubuntu22.04 nvidia-smi"])
+def test_a_container_run_without_gpus_asked_is_no_gpu_requested(command: str) -> None:
+    """prs-eth/PanopticSegForLargeScalePointCloud#20, triton-inference-server/
+    fastertransformer_backend#111: a bare run, then the image's CUDA finds no driver."""
+    r = triage([("paste", f"{command}\n\n{_NO_DRIVER}")])
+    assert r.causes[0].cause.code == "GX303"
+    assert "reading:run-without-gpus" in r.causes[0].signatures
+
+
+@pytest.mark.parametrize("command", [
+    "$ docker run --gpus all -it --rm nvcr.io/nvidia/pytorch:24.01-py3",
+    "$ docker run --runtime=nvidia -it nvcr.io/nvidia/pytorch:24.01-py3",
+    "$ podman run --device nvidia.com/gpu=all docker.io/nvidia/cuda:12.4.0-base-ubuntu22.04",
+    "$ nvidia-docker run -it nvcr.io/nvidia/pytorch:24.01-py3",
+    "$ docker run -it --rm nvcr.io/nvidia/pytorch:24.01-py3\n$ docker run --gpus all -it img"])
+def test_a_run_that_asks_for_gpus_is_no_such_reading(command: str) -> None:
+    r = triage([("paste", f"{command}\n\n{_NO_DRIVER}")])
+    assert all("reading:run-without-gpus" not in c.signatures for c in r.causes)

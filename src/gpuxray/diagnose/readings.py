@@ -680,6 +680,47 @@ def plugin_works_by_hand(text: str) -> list[CauseScore]:
     return []
 
 
+# A container started by hand with no GPU asked for: Docker hands a container GPUs only for
+# ``--gpus`` (docker/cli@v24.0.0:opts/gpus.go, a DeviceRequest the daemon passes to the
+# toolkit's hook) or under the nvidia runtime (``--runtime=nvidia``, NVIDIA_VISIBLE_DEVICES
+# read by the runtime); podman and nerdctl by a CDI ``--device nvidia.com/gpu=…`` or
+# ``--gpus``. ``nvidia-docker run`` adds the runtime itself. Without any of them the image's
+# CUDA finds no driver, which is what the paste then shows.
+_RUN_CMD = re.compile(r"^[ \t]*(?:\S*[$#>][ \t]*)?(?:sudo[ \t]+(?:-\S+[ \t]+)*)?"
+                      r"(?<![\w-])(?:docker|podman|nerdctl)[ \t]+(?:container[ \t]+)?run\b")
+_GPU_FLAGS = ("--gpus", "--runtime=nvidia", "--runtime nvidia", "nvidia.com/gpu",
+              "--device=/dev/nvidia", "--device /dev/nvidia", "nvidia_visible_devices",
+              "--cdi-device")
+_NO_GPU_INSIDE = ("the nvidia driver was not detected", "cuda driver version is insufficient",
+                  "no cuda-capable device", "no cuda gpus are available",
+                  "found no nvidia driver on your system", "nvidia-smi: command not found",
+                  "nvidia-smi: not found", "libcuda.so.1: cannot open shared object file")
+
+
+def run_without_gpus(text: str) -> list[CauseScore]:
+    """GX303: every container run command the paste shows asks for no GPU, and what runs in
+    it finds none."""
+    low = text[:MAX_TEXT].lower()
+    if " run" not in low or not any(s in low for s in _NO_GPU_INSIDE):
+        return []
+    lines = low.split("\n")
+    shown = ""
+    for i, line in enumerate(lines):
+        if not _RUN_CMD.match(line[:4096]):
+            continue
+        cmd = line
+        while cmd.rstrip().endswith("\\") and i + 1 < len(lines):  # continued lines
+            i += 1
+            cmd = cmd.rstrip()[:-1] + " " + lines[i]
+        if any(flag in cmd for flag in _GPU_FLAGS):
+            return []
+        shown = shown or cmd.strip()[:200]
+    if not shown:
+        return []
+    return [vote("envvar-ignored", 3.0, "run-without-gpus",
+                 f"{shown}: no --gpus, nvidia runtime or CDI device asked for")]
+
+
 # ``kubectl get no -o custom-columns=NAME:.metadata.name,GPU:.status.allocatable.nvidia\.com/gpu``
 # the check GPU platform guides tell users to run after installing the stack (e.g.
 # https://docs.opennebula.io/7.4/platform_services/oneks/catalog/nvidia_gpu_operator/). kubectl

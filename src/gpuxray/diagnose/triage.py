@@ -39,6 +39,7 @@ from gpuxray.diagnose.readings import (
     plugin_works_by_hand,
     readings,
     rhel_release_mismatch,
+    run_without_gpus,
     runtime_binary_twins,
     toolkit_release_fix,
     unattended_upgrades,
@@ -946,7 +947,7 @@ def triage(texts: Iterable[tuple[str, str]],
              + toolkit_release_fix(text) + gpu_works_outside_cri(text)
              + plugin_envvar_ignored(text) + driver_drops_gpu(text)
              + runtime_binary_twins(text) + dangling_toolkit_link(text)
-             + host_without_driver(text)]
+             + host_without_driver(text) + run_without_gpus(text)]
     ranked = _merge(rank(matches), check_scores + dropin_replaced_runtimes(checked)
                     + insufficient_on_healthy_nodes(evidence.snapshot, matches)
                     + nodes_without_gpu_resource(evidence.snapshot, joined)
