@@ -33,7 +33,7 @@ def emit_findings(findings: list[Finding], output: str, snap: Snapshot,
     incidents = snapshot_incidents(snap, findings)
     if output == "json":
         doc_extra = {"source": snap.origin, **(extra or {})}
-        click.echo(render_json.render(findings, doc_extra, incidents), nl=False)
+        click.echo(render_json.render_bytes(findings, doc_extra, incidents), nl=False)
         return
     # the document and text renderers (and what they import) only for their outputs
     from gpuxray.cli import reports
