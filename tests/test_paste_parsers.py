@@ -558,3 +558,18 @@ def test_runtimeclass_listing_decides_gx102(listing: str, decided: bool) -> None
     assert bool(gx102) == decided
     if decided:
         assert r.causes[0].cause.code == "GX102" and gx102[0].params["runtime_class"] == "nvidia"
+
+
+def test_a_log_runs_into_the_next_output_only_until_a_blank_line_and_a_describe() -> None:
+    """A pasted `kubectl logs` with a node's Capacity after it, no prompt or fence between:
+    the log part ends at the blank line; a blank line inside the log keeps it whole."""
+    from gpuxray.sources.parsers.paste import split_paste
+
+    log = ("$ kubectl logs -n kube-system coredns-7db6d8ff4d-8x2kq\n"
+           "[INFO] plugin/reload: Running configuration SHA512 = 591cf328\n\n"
+           "CoreDNS-1.11.1\n\n")
+    parts = split_paste(log + "Capacity:\n  cpu:  32\n  nvidia.com/gpu:  8\nAllocatable:\n"
+                        "  cpu:  32\n  nvidia.com/gpu:  7\n")
+    assert [p.kind for p in parts] == ["pod-log", "describe-node"]
+    assert "CoreDNS-1.11.1" in parts[0].text and "Capacity:" in parts[1].text
+    assert [p.kind for p in split_paste(log + "linux/amd64, go1.20.7\n")] == ["pod-log"]

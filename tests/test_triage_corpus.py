@@ -143,3 +143,41 @@ def test_dev_cases_wrapped_as_tickets_wrap_them_rank_as_plain(wrap: str) -> None
         if not wrapped or wrapped[0].cause.code != case.primary:
             lost.append(case.name)
     assert len(lost) <= 1, lost
+
+
+#: what a ticket's "environment" section pastes before the failure: versions, the OS, the node
+#: list, an unrelated component's log (all healthy; none names a cause)
+PREAMBLE = """$ kubectl version
+Client Version: v1.30.2
+Kustomize Version: v5.0.4-0.20230601165947-6ce0bf390ce3
+Server Version: v1.30.1
+$ uname -a
+Linux gpu-node-1 5.15.0-107-generic #117-Ubuntu SMP Fri Apr 26 12:26:49 UTC 2024 x86_64 GNU/Linux
+$ cat /etc/os-release
+PRETTY_NAME="Ubuntu 22.04.4 LTS"
+VERSION_ID="22.04"
+$ kubectl get nodes
+NAME         STATUS   ROLES           AGE   VERSION
+master-1     Ready    control-plane   41d   v1.30.1
+gpu-node-1   Ready    <none>          41d   v1.30.1
+$ kubectl logs -n kube-system coredns-7db6d8ff4d-8x2kq
+[INFO] plugin/reload: Running configuration SHA512 = 591cf328cccc12bc490481273e738df59329c62c0b
+CoreDNS-1.11.1
+linux/amd64, go1.20.7, ae2bbc2
+
+"""
+
+
+def test_dev_cases_after_a_healthy_environment_preamble_rank_as_plain() -> None:
+    """The same measure with healthy output pasted before each case, unfenced: the node list
+    does not hide the excerpts' own node, and the log before the case does not swallow it
+    (three losses allowed: excerpts that name no node and read differently beside two)."""
+    lost = []
+    for case in cases("dev"):
+        plain = triage([(case.name, case.text)]).causes
+        if not plain or plain[0].cause.code != case.primary:
+            continue
+        after = triage([(case.name, PREAMBLE + case.text)]).causes
+        if not after or after[0].cause.code != case.primary:
+            lost.append(case.name)
+    assert len(lost) <= 3, lost

@@ -561,7 +561,7 @@ def paste_evidence(inputs: list[TextInput], cleaned: bool = False) -> PasteEvide
     deploys = tabled.deployments
     operator_ns = _table_pods(rows, pods, nodes) or tabled.operator_namespace
     logs = _pod_logs(raw_logs, pods)
-    if not nodes:
+    if all(name in no_labels for name in nodes):  # no pasted node shows its labels
         labels = _label_list(inputs)
         if labels:
             node = k8s.Node()

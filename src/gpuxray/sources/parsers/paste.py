@@ -87,12 +87,28 @@ def _prompt(line: str) -> str | None:
     return re.sub(r"^sudo\s+(?:-\S+\s+)*", "", cmd)
 
 
+#: the first line of output no log prints, after a blank line: a `kubectl describe` (its
+#: ``Name:`` header, a node's Capacity and Allocatable sections), a `kubectl get` table's
+#: header, an object's YAML, nvidia-smi's table. A paste that runs one command's log on into
+#: the next output without its own prompt or fence is cut there, so the log does not swallow it
+_NOT_A_LOG_LINE = re.compile(r"^[ \t]{0,2}(?:Name:[ \t]+\S|(?:Capacity|Allocatable):[ \t]*$|"
+                             r"apiVersion:[ \t]|NAME[ \t]{2,}\S|\+-{20,}\+)|"
+                             r"^[ \t]{0,4}(?:metadata|spec|status):[ \t]*$")
+_LOG_KINDS = frozenset({POD_LOG, DMESG, JOURNAL})
+
+
 def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
-    """(command, first line number, lines) per block; cut at prompts and fences."""
+    """(command, first line number, lines) per block; cut at prompts and fences, and where a
+    log command's output is followed, after a blank line, by output no log prints."""
     out: list[tuple[str, int, list[str]]] = []
     cmd, start, cur = "", 1, list[str]()
+    in_log = False
     for i, raw in enumerate(lines, 1):
         line = raw[:MAX_LINE]
+        # (a lone backtick is the blank line a broken inline fence leaves)
+        if in_log and cur and not cur[-1].strip(" \t`") and _NOT_A_LOG_LINE.match(line):
+            out.append((cmd, start, cur))
+            cmd, cur, start, in_log = "", [], i, False
         fence = _FENCE.match(line)
         closing = None if fence else _FENCE_END.match(line)
         if closing:
@@ -102,7 +118,7 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
         if fence:
             if cur:
                 out.append((cmd, start, cur))
-                cmd = ""  # a fence closes what the prompt before it named
+                cmd, in_log = "", False  # a fence closes what the prompt before it named
             cur, start = [], i + 1
             rest = line[fence.end():]
             if rest.strip() and not _FENCE_TAG.match(rest):
@@ -113,6 +129,7 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
             if cur:
                 out.append((cmd, start, cur))
             cmd, cur, start = c, [], i + 1
+            in_log = kind_of_command(c)[0] in _LOG_KINDS
             continue
         cur.append(line)
     if cur:
