@@ -573,3 +573,17 @@ def test_a_log_runs_into_the_next_output_only_until_a_blank_line_and_a_describe(
     assert [p.kind for p in parts] == ["pod-log", "describe-node"]
     assert "CoreDNS-1.11.1" in parts[0].text and "Capacity:" in parts[1].text
     assert [p.kind for p in split_paste(log + "linux/amd64, go1.20.7\n")] == ["pod-log"]
+
+
+def test_the_reporters_sentences_around_an_output_are_parts_of_their_own() -> None:
+    """Unfenced prose before and after a node's status YAML: the YAML part holds the YAML
+    alone, so its parser reads it (k8s-device-plugin#58's paste, with words around it)."""
+    from gpuxray.sources.parsers.paste import split_paste
+
+    yaml_text = ("status:\n  allocatable:\n    nvidia.com/gpu: \"0\"\n  capacity:\n"
+                 "    nvidia.com/gpu: \"8\"\n")
+    text = ("Hi, I am trying to get GPUs working on our cluster.\nHere is what I see:\n\n"
+            + yaml_text + "\nI already tried rebooting the node, but it did not help.\n")
+    parts = split_paste(text)
+    assert [p.kind for p in parts] == ["text", "node-status-yaml", "text"]
+    assert parts[1].text.strip() == yaml_text.strip()

@@ -122,11 +122,17 @@ def test_a_paste_that_decides_nothing_is_never_decided() -> None:
 
 
 #: how tickets wrap a paste whatever it holds: a file saved with CRLF line ends, a reply that
-#: quotes the paste with ``> ``, a markdown code block by indentation (CommonMark 4.4)
+#: quotes the paste with ``> ``, a markdown code block by indentation (CommonMark 4.4), the
+#: reporter's sentences before and after it
 WRAPPINGS = {
     "crlf": lambda text: text.replace("\n", "\r\n"),
     "quoted": lambda text: "".join(f"> {ln}\n" for ln in text.splitlines()),
     "indented": lambda text: "".join(f"    {ln}\n" for ln in text.splitlines()),
+    # the reporter's own words around the output, unfenced
+    "prose": lambda text: ("Hi, I am trying to get GPUs working on our cluster but the pod does "
+                           "not get a GPU.\nHere is what I see:\n\n" + text + "\n\nI already "
+                           "tried rebooting the node and reinstalling, but it did not help. Any "
+                           "idea what is wrong?\nThanks in advance!\n"),
 }
 
 

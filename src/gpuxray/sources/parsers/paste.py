@@ -95,6 +95,8 @@ _NOT_A_LOG_LINE = re.compile(r"^[ \t]{0,2}(?:Name:[ \t]+\S|(?:Capacity|Allocatab
                              r"apiVersion:[ \t]|NAME[ \t]{2,}\S|\+-{20,}\+)|"
                              r"^[ \t]{0,4}(?:metadata|spec|status):[ \t]*$")
 _LOG_KINDS = frozenset({POD_LOG, DMESG, JOURNAL})
+#: a reporter's sentence: a capitalised word and three more, no key-value or log shape
+_PROSE = re.compile(r"^[ \t]*[A-Z][a-z'’]*[,.]?(?:[ \t]+[\w'’,()/-]+[.,]?){3,}[.:?!]?[ \t]*$")
 
 
 def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
@@ -109,6 +111,14 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
         if in_log and cur and not cur[-1].strip(" \t`") and _NOT_A_LOG_LINE.match(line):
             out.append((cmd, start, cur))
             cmd, cur, start, in_log = "", [], i, False
+        elif cur and not cur[-1].strip() and line.strip():
+            words = [bool(_PROSE.match(x)) for x in cur if x.strip()]
+            if words and ((not cmd and all(words))
+                          or (not in_log and not all(words) and _PROSE.match(line))):
+                # the reporter's words before the output, or after a structured one (a
+                # describe, YAML, a table: its parser reads it without them)
+                out.append((cmd, start, cur))
+                cmd, cur, start = "", [], i
         fence = _FENCE.match(line)
         closing = None if fence else _FENCE_END.match(line)
         if closing:
@@ -482,8 +492,10 @@ def split_paste(text: str, cleaned: bool = False) -> list[Part]:
     parts: list[Part] = []
     lines_in = text.splitlines()
     for cmd, start, lines in _blocks(lines_in if cleaned else clean_lines(lines_in)):
-        while lines and not lines[-1].strip():
-            lines = lines[:-1]
+        end = len(lines)
+        while end and not lines[end - 1].strip():
+            end -= 1
+        lines = lines[:end]
         if not any(ln.strip() for ln in lines):
             continue
         lines = _dedent(lines)
