@@ -43,7 +43,7 @@ def test_each_example_ranks_to_its_cause(sig: Signature) -> None:
 def test_examples_cite_a_stack_component_or_ticket(sig: Signature) -> None:
     for ex in sig.examples:
         assert ex.source.startswith(("NVIDIA/", "torvalds/linux@", "bminor/glibc@",
-                                     "https://github.com/")), \
+                                     "ansible/ansible@", "https://github.com/")), \
             ex.source
 
 

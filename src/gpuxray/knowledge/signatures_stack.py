@@ -48,6 +48,7 @@ OP263 = "NVIDIA/gpu-operator@v26.3.0:"
 CTK1170 = "NVIDIA/nvidia-container-toolkit@v1.17.0:"
 VGPU = "NVIDIA/gpu-driver-container@06a208ca:vgpu-manager/rhel10/nvidia-driver"
 MIG055 = "NVIDIA/mig-parted@v0.5.5:"
+GH = "https://github.com/"
 GFD = "NVIDIA/gpu-feature-discovery@v0.8.2:"
 DRV = "NVIDIA/gpu-driver-container@06a208ca:"
 DRV2409 = "NVIDIA/gpu-driver-container@24.09.04:"
@@ -602,6 +603,34 @@ STACK_SIGNATURES: tuple[Signature, ...] = (
                     "symbol: nvmlDeviceGetPciInfo_v3", GLIBC),
                  _x("dcgm-exporter: symbol lookup error: /usr/lib/x86_64-linux-gnu/libdcgm.so.4: "
                     "undefined symbol: nvmlDeviceGetGpuFabricInfoV", GLIBC))),
+    # ---- the kernel driver's own build and packages -----------------------------------------
+    # the compiler stopping in the driver's kernel sources (nvidia/nv.c, nvidia-uvm/…,
+    # kernel-open/…), as DKMS or the installer print it in GCC's `file:line:col: error:` form:
+    # the module was not built for this kernel (a kernel newer than the branch supports, an
+    # API the kernel changed), so nothing loads it
+    _s("driver-module-compile-error", ": error:",
+       r"^\s*(?:\S*/)?(?:nvidia(?:-uvm|-modeset|-drm|-peermem)?|common/inc|kernel-open)/"
+       r"[\w./-]+\.[ch]:\d+:\d+: (?:fatal )?error: ",
+       {"driver-failing": 3.0, "kernel-headers": 1.0}, (LOG, DMESG, JOURNAL, STATUS), True,
+       examples=(_x("nvidia/nv.c:130:18: error: expected ‘,’ or ‘;’ before ‘DMA_BUF’",
+                    GH + "NVIDIA/open-gpu-kernel-modules/issues/751"),)),
+    # the package manager finding no driver package by the name asked for (a repository that
+    # lost the branch's meta-package, a name the distribution does not ship): nothing installs
+    _s("driver-package-missing", "no package matching|unable to locate package",
+       r"no package matching '(?:cuda-drivers|nvidia-driver|nvidia-dkms|kmod-nvidia)[\w.-]*' "
+       r"is available|unable to locate package (?:cuda-drivers|nvidia-driver|nvidia-dkms)"
+       r"[\w.-]*",
+       {"driver-failing": 3.0}, (LOG, STATUS), True,
+       examples=(_x('fatal: [nodename]: FAILED! => {"changed": false, "msg": "No package '
+                    "matching 'cuda-drivers-510' is available\"}",
+                    "ansible/ansible@v2.12.0:lib/ansible/modules/apt.py"),)),
+    # the NVSwitch kernel driver refusing a user-space library of another driver version
+    # (NSCQ or DCGM shipping their own copy): a kernel/user mismatch, as NVML's
+    _s("nvswitch-version-mismatch", "nvidia-nvswitch: version mismatch",
+       r"nvidia-nvswitch: version mismatch, kernel version \S+ user version \S+",
+       {"nvml-mismatch": 3.5}, (LOG, DMESG, JOURNAL), True,
+       examples=(_x("nvidia-nvswitch: Version mismatch, kernel version 450.80.02 user version "
+                    "450.51.06", GH + "NVIDIA/libnvidia-container/issues/130"),)),
     # ---- mig-parted / mig-manager --------------------------------------------------------------
     _s("mig-parted-instances", "migconfig|mig device specified|orderings failed|"
        "error destroying|error creating gpu instance|error creating compute instance|"
