@@ -207,7 +207,8 @@ def _host_driver_problem(host: HostFacts) -> tuple[str, str, list[Evidence]] | N
     evmap: dict[str, Evidence] = {}
     for src, text in texts:
         for mt in m.scan_text(text, src):
-            if CAUSE_BY_ID[mt.signature.primary].code in ("GX403", "GX304"):
+            # a line that votes for a driver or NVML cause, whichever host state it names first
+            if any(CAUSE_BY_ID[c].code in ("GX403", "GX304") for c, _w in mt.signature.votes):
                 matches.append(mt)
                 evmap.setdefault(mt.line, Evidence(src, mt.line))
     ranked = [r for r in rank(matches) if r.cause.code == "GX403"]

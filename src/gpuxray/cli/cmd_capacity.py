@@ -9,6 +9,7 @@ import click
 from gpuxray.checks.engine import run_all
 from gpuxray.cli import reports
 from gpuxray.cli.common import (
+    echo_bytes,
     open_snapshot,
     out_console,
     output_option,
@@ -102,7 +103,7 @@ def command(output: str, node_name: str | None, show_pods: bool, **kw: Any) -> i
                 "totals": totals(rows), "allocated_known": pods_known,
                 "usage": usage_json(snap), "pods": [p.as_json() for p in pods],
                 "dra_pods": dra_pods(drows)})
-            click.echo(render_json.dumps_bytes(doc), nl=False)
+            echo_bytes(render_json.dumps_bytes(doc))
             return 0
         if output in reports.DOCUMENT_OUTPUTS:
             reports.emit_capacity([{**row_json(r), "used": used[(r.node, r.resource)].as_json()}

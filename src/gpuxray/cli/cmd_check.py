@@ -8,6 +8,7 @@ import click
 
 from gpuxray.checks.engine import exit_code, run_all
 from gpuxray.cli.common import (
+    echo_bytes,
     fail_on_option,
     open_snapshot,
     out_console,
@@ -33,7 +34,7 @@ def emit_findings(findings: list[Finding], output: str, snap: Snapshot,
     incidents = snapshot_incidents(snap, findings)
     if output == "json":
         doc_extra = {"source": snap.origin, **(extra or {})}
-        click.echo(render_json.render_bytes(findings, doc_extra, incidents), nl=False)
+        echo_bytes(render_json.render_bytes(findings, doc_extra, incidents))
         return
     # the document and text renderers (and what they import) only for their outputs
     from gpuxray.cli import reports

@@ -178,3 +178,12 @@ def err_console() -> Console:
     return make_console(sys.stderr)
 
 
+
+
+def echo_bytes(data: bytes) -> None:
+    """Write an encoded document to stdout as it is, through its binary buffer; a text stream
+    without one (a caller's ``redirect_stdout(io.StringIO())``) gets it decoded."""
+    if getattr(sys.stdout, "buffer", None) is not None:
+        click.echo(data, nl=False)
+    else:
+        click.echo(data.decode(), nl=False)
