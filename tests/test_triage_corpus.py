@@ -11,6 +11,7 @@ top-1 >= 90 % and top-3 >= 97 %.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pytest
@@ -133,6 +134,17 @@ def test_a_paste_that_decides_nothing_is_never_decided() -> None:
             assert not r.decided and r.collect_next, case.name
 
 
+def _first(text: str, case: Case) -> bool:
+    causes = triage([(case.name, text)]).causes
+    return bool(causes) and causes[0].cause.code == case.primary
+
+
+def _lost_under(transform: Callable[[str], str]) -> list[str]:
+    """The dev cases ranked right as pasted and wrong once ``transform`` rewrote the paste."""
+    return [case.name for case in cases("dev")
+            if _first(case.text, case) and not _first(transform(case.text), case)]
+
+
 #: how tickets wrap a paste whatever it holds: a file saved with CRLF line ends, a reply that
 #: quotes the paste with ``> ``, a markdown code block by indentation (CommonMark 4.4), the
 #: reporter's sentences before and after it
@@ -152,14 +164,7 @@ WRAPPINGS = {
 def test_dev_cases_wrapped_as_tickets_wrap_them_rank_as_plain(wrap: str) -> None:
     """A measure no case was written for: each dev paste wrapped the way tickets wrap pastes
     ranks its confirmed cause first where the plain paste does (one loss allowed)."""
-    lost = []
-    for case in cases("dev"):
-        plain = triage([(case.name, case.text)]).causes
-        if not plain or plain[0].cause.code != case.primary:
-            continue
-        wrapped = triage([(case.name, WRAPPINGS[wrap](case.text))]).causes
-        if not wrapped or wrapped[0].cause.code != case.primary:
-            lost.append(case.name)
+    lost = _lost_under(WRAPPINGS[wrap])
     assert len(lost) <= 1, lost
 
 
@@ -190,12 +195,5 @@ def test_dev_cases_after_a_healthy_environment_preamble_rank_as_plain() -> None:
     """The same measure with healthy output pasted before each case, unfenced: the node list
     does not hide the excerpts' own node, and the log before the case does not swallow it
     (three losses allowed: excerpts that name no node and read differently beside two)."""
-    lost = []
-    for case in cases("dev"):
-        plain = triage([(case.name, case.text)]).causes
-        if not plain or plain[0].cause.code != case.primary:
-            continue
-        after = triage([(case.name, PREAMBLE + case.text)]).causes
-        if not after or after[0].cause.code != case.primary:
-            lost.append(case.name)
+    lost = _lost_under(lambda text: PREAMBLE + text)
     assert len(lost) <= 3, lost

@@ -219,6 +219,7 @@ def test_handler_wiped_vs_never_read_vs_cri_off(text: str, code: str) -> None:
     "x=" * 500_000 + "\n",
     "`" * 400_000 + "x\n",
     "> " * 300_000 + "\n",
+    "key: value\n\nmore: text\n" * 20_000,  # many short paragraphs (prose cut: once per line)
 ])
 def test_pathological_pastes_stay_bounded(text: str) -> None:
     """Huge or repetitive pastes finish (no regex backtracking on long lines or many blank

@@ -178,8 +178,6 @@ def err_console() -> Console:
     return make_console(sys.stderr)
 
 
-
-
 def echo_bytes(data: bytes) -> None:
     """Write an encoded document to stdout as it is, through its binary buffer; a text stream
     without one (a caller's ``redirect_stdout(io.StringIO())``) gets it decoded."""

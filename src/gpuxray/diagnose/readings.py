@@ -708,10 +708,10 @@ def run_without_gpus(text: str) -> list[CauseScore]:
     for i, line in enumerate(lines):
         if not _RUN_CMD.match(line[:4096]):
             continue
-        cmd = line
-        while cmd.rstrip().endswith("\\") and i + 1 < len(lines):  # continued lines
-            i += 1
-            cmd = cmd.rstrip()[:-1] + " " + lines[i]
+        cmd, nxt = line, i + 1
+        while cmd.rstrip().endswith("\\") and nxt < len(lines):  # continued lines
+            cmd = cmd.rstrip()[:-1] + " " + lines[nxt]
+            nxt += 1
         if any(flag in cmd for flag in _GPU_FLAGS):
             return []
         shown = shown or cmd.strip()[:200]

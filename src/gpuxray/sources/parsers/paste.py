@@ -105,16 +105,26 @@ def _blocks(lines: list[str]) -> list[tuple[str, int, list[str]]]:
     out: list[tuple[str, int, list[str]]] = []
     cmd, start, cur = "", 1, list[str]()
     in_log = False
+    # whether the block's text so far is all prose, read once per line: ``read`` lines of
+    # ``of`` (the current block's list) are read (asking the whole block at every paragraph
+    # was quadratic in a paste of many short paragraphs)
+    of, read, has_text, all_prose = cur, 0, False, True
     for i, raw in enumerate(lines, 1):
         line = raw[:MAX_LINE]
         # (a lone backtick is the blank line a broken inline fence leaves)
         if in_log and cur and not cur[-1].strip(" \t`") and _NOT_A_LOG_LINE.match(line):
             out.append((cmd, start, cur))
             cmd, cur, start, in_log = "", [], i, False
-        elif cur and not cur[-1].strip() and line.strip():
-            words = [bool(_PROSE.match(x)) for x in cur if x.strip()]
-            if words and ((not cmd and all(words))
-                          or (not in_log and not all(words) and _PROSE.match(line))):
+        elif not in_log and cur and not cur[-1].strip() and line.strip():
+            if of is not cur:
+                of, read, has_text, all_prose = cur, 0, False, True
+            for x in cur[read:]:
+                if x.strip():
+                    has_text = True
+                    all_prose = all_prose and bool(_PROSE.match(x))
+            read = len(cur)
+            if has_text and ((not cmd and all_prose)
+                             or (not all_prose and _PROSE.match(line))):
                 # the reporter's words before the output, or after a structured one (a
                 # describe, YAML, a table: its parser reads it without them)
                 out.append((cmd, start, cur))
